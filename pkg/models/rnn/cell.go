@@ -1,0 +1,106 @@
+// Package rnn holds what every recurrent model of this project shares: the Cell
+// interface, Unroll (backpropagation through time over an explicitly unrolled graph),
+// and the two simplest cells, the tanh RNN and the IRNN.
+//
+// Every model keeps its whole recurrent state in one [batch, StateSize] node, so that
+// training, chunked backpropagation and the gradient analysis (‖∂C/∂h_t‖) treat
+// them alike: the uRNN stores [Re h | Im h], the LSTM [h | c], and so on.
+//
+// A cell is used in three phases:
+//
+//  1. Init creates its variables with the paper's initialisation, drawn from a seeded
+//     *rand.Rand (same seed, same weights), outside any graph;
+//  2. Build reads the variables into a graph and hoists all per-parameter work
+//     (cos/sin of angles, normalised reflections, broadcasts) out of the time loop;
+//  3. the returned Step projects the inputs of all time steps with one matmul,
+//     advances the state one step at a time, and reads out all steps with one matmul.
+//
+// References:
+//
+//	[1] Arjovsky, Shah, Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016.
+//	[2] Le, Jaitly, Hinton, "A Simple Way to Initialize Recurrent Networks of Rectified
+//	    Linear Units", 2015 (the IRNN), as used in [1] §4.
+//	[3] Galvan, "On Recurrent Neural Networks", 2015, §1 (papers/galvan2015_*.md).
+package rnn
+
+import (
+	"math/rand/v2"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// Sizes are the widths a cell works with.
+type Sizes struct {
+	In    int // input features per time step
+	State int // floats of recurrent state per example
+	Out   int // outputs per time step
+}
+
+// Cell is one recurrent model: its configuration, its variables and its graph.
+type Cell interface {
+	// Sizes returns the input, state and output widths.
+	Sizes() Sizes
+	// DType is the dtype of the cell's variables and states (Float32 by default;
+	// gradient checks use Float64).
+	DType() dtypes.DType
+	// Init creates the cell's variables under scope, initialised as the paper says,
+	// with random draws from rng. It returns an error for an invalid configuration.
+	Init(scope *model.Scope, rng *rand.Rand) error
+	// Build reads the variables (created by Init) into g and returns the step
+	// functions with all per-parameter work done once.
+	Build(scope *model.Scope, g *Graph) Step
+}
+
+// Step is a cell built into one graph.
+type Step interface {
+	// Initial returns the initial state h_0, shaped [batch, State].
+	Initial(batch int) *Node
+	// Project maps the inputs of all time steps at once, [batch, T, In] → [batch, T, P];
+	// Next receives one time step of it, [batch, P].
+	Project(x *Node) *Node
+	// Next is the recurrence: state [batch, State] and projected input [batch, P]
+	// give the next state [batch, State].
+	Next(state, px *Node) *Node
+	// Readout maps states [..., State] to outputs [..., Out] (logits or regression values).
+	Readout(states *Node) *Node
+}
+
+// Unroll runs step over the T time steps of x ([batch, T, In]) starting from state h0
+// ([batch, State]; nil means step.Initial) and returns all states, [batch, T, State]
+// (states[:, t] is h_{t+1}, the state after reading x_t).
+//
+// The graph holds one copy of Next per time step: its size grows with T.
+func Unroll(step Step, x, h0 *Node) *Node {
+	batch, T := x.Shape().Dim(0), x.Shape().Dim(1)
+	if h0 == nil {
+		h0 = step.Initial(batch)
+	}
+	px := step.Project(x)
+	states := make([]*Node, T)
+	h := h0
+	for t := range T {
+		h = step.Next(h, Squeeze(SliceAxis(px, 1, AxisElem(t)), 1))
+		states[t] = h
+	}
+	return Stack(states, 1)
+}
+
+// Sequence builds cell in g and returns the outputs of every time step, [batch, T, Out],
+// and the states, [batch, T, State], for inputs x [batch, T, In].
+func Sequence(cell Cell, scope *model.Scope, x *Node) (outputs, states *Node) {
+	step := cell.Build(scope, x.Graph())
+	states = Unroll(step, x, nil)
+	return step.Readout(states), states
+}
+
+// Variable returns the node of the variable name under scope, panicking with a clear
+// message when Init was not called.
+func Variable(scope *model.Scope, g *Graph, name string) *Node {
+	v := scope.GetVariable(name)
+	if v == nil {
+		panic("rnn: variable " + scope.Scope() + "/" + name + " does not exist: call the cell's Init before Build")
+	}
+	return v.NodeValue(g)
+}

@@ -1,0 +1,76 @@
+package rnn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// NewVariable creates the variable name under scope holding values (row-major, shaped dims)
+// converted to dtype (Float32 or Float64). It is how every cell's Init stores its weights.
+func NewVariable(scope *model.Scope, name string, dtype dtypes.DType, values []float64, dims ...int) error {
+	size := 1
+	for _, d := range dims {
+		size *= d
+	}
+	if size != len(values) {
+		return fmt.Errorf("rnn: variable %q: %d values for shape %v (%d elements)", name, len(values), dims, size)
+	}
+	var t *tensors.Tensor
+	switch dtype {
+	case dtypes.Float64:
+		t = tensors.FromFlatDataAndDimensions(append([]float64(nil), values...), dims...)
+	case dtypes.Float32:
+		f := make([]float32, len(values))
+		for i, v := range values {
+			f[i] = float32(v)
+		}
+		t = tensors.FromFlatDataAndDimensions(f, dims...)
+	default:
+		return fmt.Errorf("rnn: variable %q: dtype %s, want Float32 or Float64", name, dtype)
+	}
+	_, err := scope.CreateVariable(name, t)
+	return err
+}
+
+// Uniform returns n values drawn from U[lo, hi].
+func Uniform(rng *rand.Rand, n int, lo, hi float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = lo + (hi-lo)*rng.Float64()
+	}
+	return v
+}
+
+// GlorotUniform returns a fanIn×fanOut matrix (row-major) drawn from
+// U[−√(6/(fanIn+fanOut)), +√(6/(fanIn+fanOut))] (Glorot & Bengio 2010), the
+// initialisation of the input and output matrices in the uRNN paper §4.
+func GlorotUniform(rng *rand.Rand, fanIn, fanOut int) []float64 {
+	b := math.Sqrt(6 / float64(fanIn+fanOut))
+	return Uniform(rng, fanIn*fanOut, -b, b)
+}
+
+// IdentityMatrix returns the n×n identity matrix, row-major.
+func IdentityMatrix(n int) []float64 {
+	v := make([]float64, n*n)
+	for i := range n {
+		v[i*n+i] = 1
+	}
+	return v
+}
+
+// CheckSizes returns an error naming the first size that is not positive.
+func CheckSizes(pkg string, named ...any) error {
+	for i := 0; i+1 < len(named); i += 2 {
+		name, _ := named[i].(string)
+		v, _ := named[i+1].(int)
+		if v < 1 {
+			return fmt.Errorf("%s: %s = %d, want >= 1", pkg, name, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package rnn
+
+import (
+	"math/rand/v2"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// Activation selects the nonlinearity of a simple RNN.
+type Activation int
+
+const (
+	// TanhAct gives the tanh RNN.
+	TanhAct Activation = iota
+	// ReLUAct with Identity initialisation gives the IRNN [2].
+	ReLUAct
+)
+
+// Simple is the classic recurrent network ([3] eq. 1.1, [1] §4):
+//
+//	h_t = σ(W h_{t−1} + V x_t + b),   o_t = U h_t + b_o
+//
+// with σ = tanh (tanh RNN) or σ = ReLU (IRNN). Shapes: V [In, N], W [N, N], U [N, Out];
+// the state is h, [batch, N]; h_0 is learned. Variables: "V", "W", "b", "U", "bo", "h0".
+//
+// Initialisation (as the uRNN paper's code): V, U Glorot-uniform, b, b_o, h_0 zero;
+// W Glorot-uniform for the tanh RNN and W = I for the IRNN ([2]; Identity true).
+type Simple struct {
+	In, N, Out int
+	Act        Activation
+	Identity   bool         // W starts at I (IRNN)
+	Type       dtypes.DType // zero value: Float32
+}
+
+// NewTanh returns the tanh RNN of the uRNN paper's experiments (§4).
+func NewTanh(in, n, out int) *Simple { return &Simple{In: in, N: n, Out: out, Act: TanhAct} }
+
+// NewIRNN returns the IRNN: ReLU units with W initialised to the identity [2].
+func NewIRNN(in, n, out int) *Simple {
+	return &Simple{In: in, N: n, Out: out, Act: ReLUAct, Identity: true}
+}
+
+// Sizes implements Cell.
+func (c *Simple) Sizes() Sizes { return Sizes{In: c.In, State: c.N, Out: c.Out} }
+
+// DType implements Cell.
+func (c *Simple) DType() dtypes.DType {
+	if c.Type == dtypes.InvalidDType {
+		return dtypes.Float32
+	}
+	return c.Type
+}
+
+// Init implements Cell.
+func (c *Simple) Init(scope *model.Scope, rng *rand.Rand) error {
+	if err := CheckSizes("rnn.Simple", "In", c.In, "N", c.N, "Out", c.Out); err != nil {
+		return err
+	}
+	w := GlorotUniform(rng, c.N, c.N)
+	if c.Identity {
+		w = IdentityMatrix(c.N)
+	}
+	dt := c.DType()
+	for _, v := range []struct {
+		name   string
+		values []float64
+		dims   []int
+	}{
+		{"V", GlorotUniform(rng, c.In, c.N), []int{c.In, c.N}},
+		{"W", w, []int{c.N, c.N}},
+		{"b", make([]float64, c.N), []int{c.N}},
+		{"U", GlorotUniform(rng, c.N, c.Out), []int{c.N, c.Out}},
+		{"bo", make([]float64, c.Out), []int{c.Out}},
+		{"h0", make([]float64, c.N), []int{c.N}},
+	} {
+		if err := NewVariable(scope, v.name, dt, v.values, v.dims...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Build implements Cell.
+func (c *Simple) Build(scope *model.Scope, g *Graph) Step {
+	return &simpleStep{
+		cell: c,
+		v:    Variable(scope, g, "V"), w: Variable(scope, g, "W"), b: Variable(scope, g, "b"),
+		u: Variable(scope, g, "U"), bo: Variable(scope, g, "bo"), h0: Variable(scope, g, "h0"),
+	}
+}
+
+type simpleStep struct {
+	cell               *Simple
+	v, w, b, u, bo, h0 *Node
+}
+
+func (s *simpleStep) Initial(batch int) *Node {
+	return BroadcastToDims(InsertAxes(s.h0, 0), batch, s.cell.N)
+}
+
+func (s *simpleStep) Project(x *Node) *Node {
+	return Add(Einsum("bti,in->btn", x, s.v), ExpandLeftToRank(s.b, 3))
+}
+
+func (s *simpleStep) Next(h, px *Node) *Node {
+	z := Add(MatMul(h, s.w), px)
+	if s.cell.Act == ReLUAct {
+		return activation.Relu(z)
+	}
+	return Tanh(z)
+}
+
+func (s *simpleStep) Readout(states *Node) *Node {
+	return Add(MatMul(states, s.u), ExpandLeftToRank(s.bo, states.Rank()))
+}
