@@ -51,7 +51,10 @@ func (a Adding) Sample(rng *rand.Rand, batch int) (*Batch, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := newBatch("Adding", rng, batch, a.T, 2, 0)
+	if err := checkRNG("Adding", rng); err != nil {
+		return nil, err
+	}
+	b, err := newBatch("Adding", batch, a.T, 2, 0)
 	if err != nil {
 		return nil, err
 	}

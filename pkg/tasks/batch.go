@@ -163,12 +163,17 @@ func (b *Batch) Tensors() (x, targets, mask *tensors.Tensor) {
 	return x, targets, mask
 }
 
-// newBatch checks the sampling arguments of task name and allocates a zeroed batch: Labels when
-// numClasses > 0, Y otherwise.
-func newBatch(name string, rng *rand.Rand, size, seqLen, numIn, numClasses int) (*Batch, error) {
+// checkRNG returns an error if the rng passed to name.Sample is nil.
+func checkRNG(name string, rng *rand.Rand) error {
 	if rng == nil {
-		return nil, fmt.Errorf("tasks: %s.Sample rng is nil, want a *rand.Rand (e.g. rand.New(rand.NewPCG(seed, 0)))", name)
+		return fmt.Errorf("tasks: %s.Sample rng is nil, want a *rand.Rand (e.g. rand.New(rand.NewPCG(seed, 0)))", name)
 	}
+	return nil
+}
+
+// newBatch checks the batch size asked of task name and allocates a zeroed batch: Labels when
+// numClasses > 0, Y otherwise.
+func newBatch(name string, size, seqLen, numIn, numClasses int) (*Batch, error) {
 	if size < 1 {
 		return nil, fmt.Errorf("tasks: %s.Sample batch = %d, want >= 1", name, size)
 	}

@@ -79,7 +79,10 @@ func (c Copy) Sample(rng *rand.Rand, batch int) (*Batch, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := newBatch("Copy", rng, batch, c.SeqLen(), c.NumInputs(), c.NumOutputs())
+	if err := checkRNG("Copy", rng); err != nil {
+		return nil, err
+	}
+	b, err := newBatch("Copy", batch, c.SeqLen(), c.NumInputs(), c.NumOutputs())
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,10 @@ func (c VariableCopy) Sample(rng *rand.Rand, batch int) (*Batch, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := newBatch("VariableCopy", rng, batch, c.SeqLen(), c.NumInputs(), c.NumOutputs())
+	if err := checkRNG("VariableCopy", rng); err != nil {
+		return nil, err
+	}
+	b, err := newBatch("VariableCopy", batch, c.SeqLen(), c.NumInputs(), c.NumOutputs())
 	if err != nil {
 		return nil, err
 	}

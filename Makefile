@@ -1,0 +1,88 @@
+# Two commands do everything on a fresh Debian machine (see README.md):
+#   make notebook   set up what is missing, then serve notebooks/ in Jupyter
+#   make test       set up what is missing, then go vet, go test and run every notebook headlessly
+# Both start with `setup`, which is idempotent: apt-get and tool builds run only when something is missing.
+
+SHELL := /bin/bash
+ROOT := $(CURDIR)
+GO ?= go
+JUPYTER := /usr/bin/jupyter
+PORT ?= 8888
+export JUPYTER_DATA_DIR ?= $(HOME)/.local/share/jupyter
+
+# Debian packages: Jupyter (no PyPI here), the headless executor, and Fashion-MNIST for notebook 09.
+DEBS := jupyter-notebook jupyter-client jupyter-nbconvert python3-nbclient dataset-fashion-mnist
+KERNELS := longmemory-go longmemory-xla-cpu longmemory-xla-cuda
+KERNEL_JSONS := $(patsubst %,$(JUPYTER_DATA_DIR)/kernels/%/kernel.json,$(KERNELS))
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+# The PATH the kernels see: the project's bin/ (gonb, goimports) and the Go toolchain.
+KERNEL_PATH := $(dir $(shell command -v $(GO))):/usr/local/bin:/usr/bin:/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+
+.PHONY: setup debs tools kernels notebook test vet gotest notebooks-test notebooks-update docker clean
+
+setup: debs tools kernels
+
+debs:
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "setup: installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+# GoNB and goimports come from go.mod's tool directive, pinned with everything else.
+tools: bin/gonb bin/goimports
+bin/gonb bin/goimports &: go.mod go.sum
+	$(GO) build -o bin/ tool
+
+kernels: $(KERNEL_JSONS)
+$(JUPYTER_DATA_DIR)/kernels/%/kernel.json: kernels/%/kernel.json kernels/%/logo-svg.svg bin/gonb
+	@rm -rf build/kernels/$* && mkdir -p build/kernels/$*
+	@cp kernels/$*/logo-svg.svg build/kernels/$*/
+	@sed -e 's|@ROOT@|$(ROOT)|g' -e 's|@PATH@|$(KERNEL_PATH)|g' kernels/$*/kernel.json > build/kernels/$*/kernel.json
+	@$(JUPYTER) kernelspec install --user --replace --name $* build/kernels/$* 2>&1 | grep -v -i debug || true
+	@test -f $@ || { echo "setup: kernel $* was not installed into $(JUPYTER_DATA_DIR)"; exit 1; }
+
+notebook: setup
+	@echo "Serving notebooks/ with the kernel 'Go (GoNB) · pure-Go backend'; open the URL below."
+	cd notebooks && $(JUPYTER) notebook --no-browser --ip=127.0.0.1 --port=$(PORT) $(ALLOW_ROOT)
+
+test: setup vet gotest notebooks-test
+
+vet:
+	$(GO) vet ./...
+
+gotest:
+	$(GO) test -timeout 30m ./...
+
+# Runs every notebook top to bottom in quick mode (LONGMEMORY_QUICK=1 shrinks steps and sizes;
+# the code path is the same) and checks that no cell failed and that each produced its figures.
+notebooks-test: setup
+	@rm -rf build/nbtest && mkdir -p build/nbtest
+	@for nb in $(NOTEBOOKS); do \
+		echo "notebooks-test: $$nb"; start=$$(date +%s); \
+		LONGMEMORY_QUICK=1 $(JUPYTER) nbconvert --to notebook --execute \
+			--ExecutePreprocessor.kernel_name=longmemory-go --ExecutePreprocessor.timeout=1800 \
+			--output-dir build/nbtest $$nb 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD" ; \
+		[ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
+		echo "notebooks-test: $$nb took $$(( $$(date +%s) - start )) s"; \
+	done
+	$(GO) run ./cmd/nbcheck build/nbtest/*.ipynb
+
+# Re-executes the notebooks at their default sizes and saves them with outputs (commit the result).
+notebooks-update: setup
+	@for nb in $(NOTEBOOKS); do \
+		echo "notebooks-update: $$nb"; start=$$(date +%s); \
+		$(JUPYTER) nbconvert --to notebook --execute --inplace \
+			--ExecutePreprocessor.kernel_name=longmemory-go --ExecutePreprocessor.timeout=-1 $$nb || exit 1; \
+		echo "notebooks-update: $$nb took $$(( $$(date +%s) - start )) s"; \
+	done
+	$(GO) run ./cmd/nbcheck $(NOTEBOOKS)
+
+docker:
+	docker build -f docker/Dockerfile -t longmemory .
+
+clean:
+	rm -rf bin build
