@@ -8,6 +8,7 @@ ROOT := $(CURDIR)
 GO ?= go
 JUPYTER := /usr/bin/jupyter
 PORT ?= 8888
+IP ?= 127.0.0.1
 export JUPYTER_DATA_DIR ?= $(HOME)/.local/share/jupyter
 
 # Debian packages: Jupyter (no PyPI here), the headless executor, and Fashion-MNIST for notebook 09.
@@ -47,7 +48,7 @@ $(JUPYTER_DATA_DIR)/kernels/%/kernel.json: kernels/%/kernel.json kernels/%/logo-
 
 notebook: setup
 	@echo "Serving notebooks/ with the kernel 'Go (GoNB) · pure-Go backend'; open the URL below."
-	cd notebooks && $(JUPYTER) notebook --no-browser --ip=127.0.0.1 --port=$(PORT) $(ALLOW_ROOT)
+	cd notebooks && $(JUPYTER) notebook --no-browser --ip=$(IP) --port=$(PORT) $(ALLOW_ROOT)
 
 test: setup vet gotest notebooks-test
 
@@ -65,7 +66,7 @@ notebooks-test: setup
 		echo "notebooks-test: $$nb"; start=$$(date +%s); \
 		LONGMEMORY_QUICK=1 $(JUPYTER) nbconvert --to notebook --execute \
 			--ExecutePreprocessor.kernel_name=longmemory-go --ExecutePreprocessor.timeout=1800 \
-			--output-dir build/nbtest $$nb 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD" ; \
+			--output-dir build/nbtest $$nb 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD|^I[0-9]{4} " ; \
 		[ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
 		echo "notebooks-test: $$nb took $$(( $$(date +%s) - start )) s"; \
 	done

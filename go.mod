@@ -1,6 +1,6 @@
 module github.com/urnn-notebooks/longmemory
 
-go 1.26.5
+go 1.26
 
 require (
 	github.com/gomlx/compute v0.1.2

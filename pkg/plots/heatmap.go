@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -69,7 +70,7 @@ func (m Heatmap) SVG() string {
 		legendW = 110
 	}
 	w := left + cols*cw + marginR + legendW
-	h := marginT + rows*ch + marginB
+	h := max(marginT+rows*ch+marginB, marginT+14*len(m.Categories)+8)
 	format := m.Format
 	if format == "" {
 		format = "%.3g"
@@ -108,7 +109,18 @@ func (m Heatmap) SVG() string {
 	for r, l := range m.RowLabels {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-4, marginT+r*ch+ch/2+4, html.EscapeString(l))
 	}
-	for c, l := range m.ColLabels {
+	colLabels := m.ColLabels
+	if colLabels == nil && cols > 1 {
+		// Label about ten evenly spaced columns with their index.
+		step := niceTicks(0, float64(cols-1), 10)
+		colLabels = make([]string, cols)
+		for _, t := range step {
+			if i := int(t); i >= 0 && i < cols {
+				colLabels[i] = strconv.Itoa(i)
+			}
+		}
+	}
+	for c, l := range colLabels {
 		if l != "" {
 			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`, left+c*cw+cw/2, marginT+rows*ch+14, html.EscapeString(l))
 		}

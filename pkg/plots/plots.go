@@ -66,10 +66,27 @@ func niceTicks(lo, hi float64, n int) []float64 {
 	return ticks
 }
 
-func tickLabel(v float64, log bool) string {
-	if log {
-		return fmt.Sprintf("1e%d", int(math.Round(v)))
+// logTicks returns the log10 of round values 1, 2, 5 × 10^k in [10^lo, 10^hi], keeping only
+// the powers of ten when the range spans many decades.
+func logTicks(lo, hi float64) []float64 {
+	var all, decades []float64
+	for e := math.Floor(lo); e <= math.Ceil(hi); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			if t := e + math.Log10(m); t >= lo-1e-9 && t <= hi+1e-9 {
+				all = append(all, t)
+				if m == 1 {
+					decades = append(decades, t)
+				}
+			}
+		}
 	}
+	if len(decades) >= 3 {
+		return decades
+	}
+	return all
+}
+
+func tickLabel(v float64, _ bool) string {
 	if v == 0 {
 		return "0"
 	}
@@ -169,19 +186,13 @@ func (c Chart) SVG() string {
 	}
 	yt := niceTicks(y0, y1, 5)
 	if c.LogY {
-		yt = nil
-		for e := math.Ceil(y0); e <= y1; e++ {
-			yt = append(yt, e)
-		}
-		if len(yt) < 2 {
-			yt = niceTicks(y0, y1, 4)
-		}
+		yt = logTicks(y0, y1)
 	}
 	for _, t := range yt {
 		Y := py(t)
-		label := tickLabel(t, c.LogY && t == math.Round(t))
-		if c.LogY && t != math.Round(t) {
-			label = tickLabel(math.Pow(10, t), false)
+		label := tickLabel(t, false)
+		if c.LogY {
+			label = strconv.FormatFloat(math.Pow(10, t), 'g', 3, 64)
 		}
 		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`, marginL, f(Y), f(marginL+pw), f(Y))
 		fmt.Fprintf(&b, `<text x="%d" y="%s" text-anchor="end">%s</text>`, marginL-4, f(Y+4), label)
@@ -228,8 +239,11 @@ func (c Chart) SVG() string {
 		}
 	}
 	b.WriteString(`</g>`)
-	// Legend.
+	// Legend, on a white box.
 	ly := marginT + 6
+	if n := countNamed(c.Series); n > 0 {
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="146" height="%d" fill="white" fill-opacity="0.85" stroke="#ccc"/>`, marginL+int(pw)-154, ly-2, 14*n+4)
+	}
 	for si, s := range c.Series {
 		if s.Name == "" {
 			continue
@@ -244,4 +258,14 @@ func (c Chart) SVG() string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+func countNamed(series []Series) int {
+	n := 0
+	for _, s := range series {
+		if s.Name != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -197,6 +197,7 @@ func TestMemorylessBaseline(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, want := marginalLoss(b), tc.task.Baseline()
+			t.Logf("empirical %.5f, Baseline() %.5f", got, want)
 			if math.Abs(got-want) > 0.02*want {
 				t.Errorf("empirical memoryless loss = %.5f, want Baseline() = %.5f ± 2%%", got, want)
 			}

@@ -93,7 +93,7 @@ func ReadIDX(path string) (*IDX, error) {
 // (train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz).
 const DefaultMNISTDir = "/usr/share/datasets/fashion-mnist"
 
-// Pixel-by-pixel MNIST sizes (Arjovsky et al. 2016, §4.4: 784 steps of one pixel, 10 classes).
+// Pixel-by-pixel MNIST sizes (Le et al. 2015; Arjovsky et al. 2016, §4.3: 784 steps of one pixel, 10 classes).
 const (
 	MNISTRows    = 28
 	MNISTCols    = 28
@@ -101,9 +101,9 @@ const (
 	MNISTClasses = 10
 )
 
-// PixelMNIST is pixel-by-pixel (permuted) MNIST (Le et al. 2015; Arjovsky et al. 2016, §4.4): one
-// pixel per step, L = 784 steps in row-major order, x_t = image[π(t)]/255 ∈ [0, 1] with π the identity,
-// or when Permuted a fixed random permutation drawn from Seed. The class (0..9) is the target at the
+// PixelMNIST is pixel-by-pixel (permuted) MNIST (Le et al. 2015; Arjovsky et al. 2016, §4.3, which is
+// empty in our draft): one pixel per step, L = 784 steps in row-major order, x_t = image[π(t)]/255 ∈
+// [0, 1] with π the identity, or when Permuted a fixed random permutation drawn from Seed. The class (0..9) is the target at the
 // last step only (Mask 1 there; Labels elsewhere are 0); loss cross-entropy. Files are read once per
 // process and cached. The zero value is the Fashion-MNIST test set in DefaultMNISTDir, unpermuted.
 type PixelMNIST struct {
