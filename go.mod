@@ -1,11 +1,12 @@
 module github.com/urnn-notebooks/longmemory
 
-go 1.26
+go 1.26.5
 
 require (
 	github.com/gomlx/compute v0.1.2
 	github.com/gomlx/go-xla v0.4.1
 	github.com/gomlx/gomlx v0.28.2
+	gonum.org/v1/gonum v0.16.0
 )
 
 require (
@@ -39,7 +40,6 @@ require (
 	golang.org/x/term v0.40.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
 	golang.org/x/tools v0.44.0 // indirect
-	gonum.org/v1/gonum v0.16.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )

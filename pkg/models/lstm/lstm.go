@@ -6,7 +6,7 @@
 //	f_t = σ(V_f x_t + W_f h_{t−1} + b_f)           forget gate
 //	g_t = tanh(V_g x_t + W_g h_{t−1} + b_g)        candidate ([2] "C̃_t")
 //	c_t = f_t ⊙ c_{t−1} + i_t ⊙ g_t                memory cell
-//	o_t = σ(V_o x_t + W_o h_{t−1} [+ P c_t] + b_o)  output gate ([P c_t] with Peephole)
+//	o_t = σ(V_o x_t + W_o h_{t−1} [+ P c_t] + b_o) output gate ([P c_t] with Peephole)
 //	h_t = o_t ⊙ tanh(c_t)
 //	y_t = U h_t + b_y                              readout (logits or regression values)
 //
@@ -20,9 +20,9 @@
 // this is not that.)
 //
 // Forget-gate bias: b_f starts at ForgetBias, all other biases at 0. The zero value, 0,
-// is the plain Zaremba variant [1] (whose code starts every weight in U[−0.05, 0.05]) and
-// GoMLX's layers/lstm; the uRNN code [4] uses 1, which keeps f_t ≈ σ(1) ≈ 0.73 at the start
-// so memory decays more slowly. NewURNNCode sets Peephole and ForgetBias = 1, as [4].
+// is the default because [1] and the slides [2] give the forget gate no special bias; the
+// uRNN code [4] uses 1, which keeps f_t ≈ σ(1) ≈ 0.73 at the start so memory decays more
+// slowly than with σ(0) = 0.5. NewURNNCode sets Peephole and ForgetBias = 1, as [4].
 //
 // State: one [batch, 2n] node, [h | c]. The readout uses h only.
 //
@@ -41,8 +41,9 @@
 //
 // Copy (In 10, N 40, Out 9): 8609, or 10209 with the peephole. Adding (In 2, N 128, Out 1):
 // 67457, or 83841 with the peephole. The paper's rough counts (≈ 6.5k for the copy
-// LSTM in the final version, "about 40K" for adding in the draft) match neither; 4·N² = 6400
-// suggests the copy estimate counted the recurrent matrices only.
+// LSTM in the final version, "about 40K" for adding in the draft, papers/README.md and
+// papers/arjovsky2016_*.tex) match neither; for copy, 4·N² = 6400 is close to 6.5k, so the
+// estimate may count the recurrent matrices only.
 //
 // Unlike GoMLX's ml/layers/lstm, which keeps h and c as separate nodes (ONNX layout), this
 // cell keeps the whole state in one node so that rnn.Unroll, chunked training and the

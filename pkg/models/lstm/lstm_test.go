@@ -1,6 +1,7 @@
 package lstm_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -131,6 +133,247 @@ func TestStepByHand(t *testing.T) {
 						}
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestGradients checks the autodiff gradient of every element of every variable against
+// central differences in float64, with and without the peephole.
+func TestGradients(t *testing.T) {
+	const batch, T = 2, 4
+	for _, tc := range []struct {
+		name string
+		cell *lstm.Cell
+	}{
+		{"zaremba", lstm.New(3, 4, 2)},
+		{"peephole", lstm.NewURNNCode(3, 4, 2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cell
+			c.Type = dtypes.Float64
+			store, p := initRandom(t, c, 3)
+			x := rnn.Uniform(rand.New(rand.NewPCG(4, 4)), batch*T*c.In, -1, 1)
+			loss := func(scope *model.Scope, g *Graph) *Node {
+				out, _ := rnn.Sequence(c, scope, Reshape(Const(g, x), batch, T, c.In))
+				return ReduceAllSum(Mul(out, out))
+			}
+			if err := analysis.CheckGradient(backend.MustNew(), store, loss, analysis.FD{}); err != nil {
+				t.Error(err)
+			}
+			// CheckGradient skips variables the loss does not use: make sure none is left out.
+			n := 0
+			for range store.RootScope().IterVariables() {
+				n++
+			}
+			if n != len(p) || (c.Peephole && p["P"] == nil) {
+				t.Errorf("%d variables, want %d", n, len(p))
+			}
+		})
+	}
+}
+
+// TestForgetBias checks that Init puts ForgetBias in b_f only, and that the graph uses it
+// as the forget gate: with V = W = 0, b_i = b_o = b_g = 0 and h_0 = 0 the cell update is
+// c_t = σ(b_f) c_{t−1} + σ(0) tanh(0) = σ(b_f) c_{t−1}, so c_T = σ(b_f)^T c_0.
+func TestForgetBias(t *testing.T) {
+	const n, T = 3, 3
+	for _, tc := range []struct {
+		name string
+		cell *lstm.Cell
+		want float64 // b_f after Init
+	}{
+		{"New", lstm.New(2, n, 1), 0},
+		{"NewURNNCode", lstm.NewURNNCode(2, n, 1), 1},
+		{"ForgetBias=-2", &lstm.Cell{In: 2, N: n, Out: 1, ForgetBias: -2}, -2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cell
+			c.Type = dtypes.Float64
+			store := model.NewStore()
+			scope := store.RootScope()
+			if err := c.Init(scope, rand.New(rand.NewPCG(1, 1))); err != nil {
+				t.Fatal(err)
+			}
+			b := tensors.MustCopyFlatData[float64](scope.GetVariable("b").MustValue())
+			for k := range 4 {
+				for j := range n {
+					want := 0.0
+					if k == lstm.GateF {
+						want = tc.want
+					}
+					if b[k*n+j] != want {
+						t.Errorf("b[%d, %d] = %g, want %g", k, j, b[k*n+j], want)
+					}
+				}
+			}
+			for _, name := range []string{"V", "W"} {
+				v := scope.GetVariable(name)
+				v.MustSetValue(tensors.FromFlatDataAndDimensions(make([]float64, v.Shape().Size()), v.Shape().Dimensions...))
+			}
+			c0 := []float64{1, -2, 0.5}
+			scope.GetVariable("c0").MustSetValue(tensors.FromFlatDataAndDimensions(c0, n))
+			states := model.MustExecOnce(backend.MustNew(), store, func(scope *model.Scope, g *Graph) *Node {
+				x := Reshape(ConstAsDType(g, dtypes.Float64, rnn.Uniform(rand.New(rand.NewPCG(2, 2)), T*2, -1, 1)), 1, T, 2)
+				_, s := rnn.Sequence(c, scope, x)
+				return s
+			})
+			got := tensors.MustCopyFlatData[float64](states)
+			decay := math.Pow(sigmoid(tc.want), T)
+			for j := range n {
+				if g, want := got[(T-1)*2*n+n+j], decay*c0[j]; math.Abs(g-want) > 1e-12 {
+					t.Errorf("c_%d[%d] = %.15g, want σ(%g)^%d · %g = %.15g", T, j, g, tc.want, T, c0[j], want)
+				}
+			}
+		})
+	}
+}
+
+// TestParamCount counts the variables Init creates for the paper's configurations
+// (uRNN paper §4: LSTM 40 on copy, 128 on adding) and compares them with the formula of
+// the package doc, 4N(In + N + 1) + N·Out + Out + 2N (+ N² with the peephole).
+func TestParamCount(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		in, n, out int
+		peephole   bool
+		want       int
+	}{
+		{"copy", 10, 40, 9, false, 8609},
+		{"copy+peephole", 10, 40, 9, true, 10209},
+		{"adding", 2, 128, 1, false, 67457},
+		{"adding+peephole", 2, 128, 1, true, 83841},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &lstm.Cell{In: tc.in, N: tc.n, Out: tc.out, Peephole: tc.peephole}
+			store := model.NewStore()
+			if err := c.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			for v := range store.RootScope().IterVariables() {
+				got += v.Shape().Size()
+			}
+			formula := 4*tc.n*(tc.in+tc.n+1) + tc.n*tc.out + tc.out + 2*tc.n
+			if tc.peephole {
+				formula += tc.n * tc.n
+			}
+			t.Logf("LSTM In=%d N=%d Out=%d Peephole=%v: %d parameters", tc.in, tc.n, tc.out, tc.peephole, got)
+			if got != tc.want || formula != tc.want || c.NumParams() != tc.want {
+				t.Errorf("parameters: Init created %d, formula gives %d, NumParams %d; want %d", got, formula, c.NumParams(), tc.want)
+			}
+		})
+	}
+}
+
+// TestInit checks the initialisation against [4]'s code: each gate's matrix is Glorot-
+// uniform with its own fan-in + fan-out (In + N for V, 2N for W, not In + 4N), h0 = c0 = 0.
+func TestInit(t *testing.T) {
+	c := &lstm.Cell{In: 10, N: 40, Out: 9, Peephole: true}
+	store := model.NewStore()
+	scope := store.RootScope()
+	if err := c.Init(scope, rand.New(rand.NewPCG(9, 9))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name          string
+		fanIn, fanOut int
+		gates         int // matrices along the leading axis (1 for P and U)
+	}{
+		{"V", c.In, c.N, 4}, {"W", c.N, c.N, 4}, {"P", c.N, c.N, 1}, {"U", c.N, c.Out, 1},
+	} {
+		v := tensors.MustCopyFlatData[float32](scope.GetVariable(tc.name).MustValue())
+		bound := math.Sqrt(6 / float64(tc.fanIn+tc.fanOut))
+		size := tc.fanIn * tc.fanOut
+		for k := range tc.gates {
+			maxAbs := 0.0
+			for _, x := range v[k*size : (k+1)*size] {
+				maxAbs = max(maxAbs, math.Abs(float64(x)))
+			}
+			if maxAbs > bound || maxAbs < 0.95*bound {
+				t.Errorf("%s[%d]: max |w| = %.4g, want in [0.95, 1]·√(6/(%d+%d)) = %.4g", tc.name, k, maxAbs, tc.fanIn, tc.fanOut, bound)
+			}
+		}
+	}
+	for _, name := range []string{"h0", "c0", "bo"} {
+		for i, x := range tensors.MustCopyFlatData[float32](scope.GetVariable(name).MustValue()) {
+			if x != 0 {
+				t.Errorf("%s[%d] = %g, want 0", name, i, x)
+			}
+		}
+	}
+	if s := c.Sizes(); s != (rnn.Sizes{In: 10, State: 80, Out: 9}) {
+		t.Errorf("Sizes() = %+v, want {In:10 State:80 Out:9}", s)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cell *lstm.Cell
+		want string // in the error
+	}{
+		{lstm.New(0, 4, 2), "lstm.Cell: In = 0"},
+		{lstm.New(3, -1, 2), "lstm.Cell: N = -1"},
+		{lstm.New(3, 4, 0), "lstm.Cell: Out = 0"},
+		{&lstm.Cell{In: 3, N: 4, Out: 2, ForgetBias: math.NaN()}, "ForgetBias = NaN"},
+		{&lstm.Cell{In: 3, N: 4, Out: 2, Type: dtypes.Int32}, "Type = Int32"},
+	} {
+		err := tc.cell.Init(model.NewStore().RootScope(), rand.New(rand.NewPCG(1, 1)))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Init(%+v) = %v, want an error containing %q", *tc.cell, err, tc.want)
+		}
+	}
+	// Build with a configuration other than the one Init used panics naming the variable.
+	store := model.NewStore()
+	if err := lstm.New(3, 4, 2).Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	func() {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		model.MustExecOnce(backend.MustNew(), store, func(scope *model.Scope, g *Graph) *Node {
+			out, _ := rnn.Sequence(lstm.New(3, 5, 2), scope, Zeros(g, shapes.Make(dtypes.Float32, 1, 1, 3)))
+			return out
+		})
+	}()
+	if !strings.Contains(msg, "/V has shape") {
+		t.Errorf("Build with N = 5 after Init with N = 4: panic %q, want one naming variable V", msg)
+	}
+}
+
+// TestNodesPerStep measures how many graph nodes one time step adds to rnn.Sequence (built
+// for T = 2, 3, 4; from T = 1 to 2 the count is one higher, as Stack of one state is a
+// single reshape) and checks it is the same at every T: all per-parameter work is outside
+// the time loop. The count includes rnn.Unroll's slice of px and Stack's reshape.
+func TestNodesPerStep(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cell *lstm.Cell
+		max  int
+	}{
+		{"zaremba", lstm.New(3, 4, 2), 20},
+		{"peephole", lstm.NewURNNCode(3, 4, 2), 23},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := model.NewStore()
+			if err := tc.cell.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
+				t.Fatal(err)
+			}
+			nodes := make([]int, 5)
+			for T := 2; T < len(nodes); T++ {
+				model.MustExecOnce(backend.MustNew(), store, func(scope *model.Scope, g *Graph) *Node {
+					out, _ := rnn.Sequence(tc.cell, scope, Zeros(g, shapes.Make(dtypes.Float32, 2, T, 3)))
+					nodes[T] = len(g.Nodes())
+					return out
+				})
+			}
+			perStep := nodes[3] - nodes[2]
+			t.Logf("%s: %d nodes per time step (graph: %d nodes at T=2)", tc.name, perStep, nodes[2])
+			if d := nodes[4] - nodes[3]; d != perStep {
+				t.Errorf("nodes added by step 4: %d, by step 3: %d; want equal", d, perStep)
+			}
+			if perStep > tc.max {
+				t.Errorf("%d nodes per step, want <= %d", perStep, tc.max)
 			}
 		})
 	}

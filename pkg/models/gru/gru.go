@@ -1,0 +1,207 @@
+// Package gru is the gated recurrent unit of Barber's slides [1] ("Gated Recurrent Net") and
+// Galvan's thesis [2] §2.1.2 (eqs. 2.6–2.10), written as an rnn.Cell. With input weights V,
+// recurrent weights W and readout U:
+//
+//	z_t = σ(V_z x_t + W_z h_{t−1} + b_z)               update gate
+//	r_t = σ(V_r x_t + W_r h_{t−1} + b_r)               reset gate
+//	h̃_t = tanh(V_h x_t + W_h (r_t ⊙ h_{t−1}) + b_h)    candidate
+//	h_t = (1 − z_t) ⊙ h_{t−1} + z_t ⊙ h̃_t
+//	y_t = U h_t + b_y                                  readout (logits or regression values)
+//
+// Two choices differ between sources:
+//
+//   - Reset gate before the matrix product, W_h (r ⊙ h): Barber tanh(W·[r ∗ h_{t−1}, x_t]),
+//     Galvan eq. 2.10, Chung et al. [3] §3.2 and Cho et al. [4] §2.3 in arXiv:1406.1078 v3.
+//     Version v1 of [4], PyTorch and cuDNN apply it after: r ⊙ (W_h h + b).
+//   - z is the share of the new candidate (Barber, Galvan eq. 2.9, [3] §3.2). Cho et al. [4]
+//     write h_t = z ⊙ h_{t−1} + (1 − z) ⊙ h̃_t, the same model with z ↦ 1 − z (as PyTorch).
+//
+// Galvan eq. 2.10 writes σ for the candidate's activation; Barber and [3], [4] use tanh,
+// as here. The slides and the thesis write no biases; b_z, b_r, b_h are added (zero at
+// initialisation, so the cell starts as the papers' equations), as in the LSTM.
+//
+// State: h, one [batch, N] node. The graph computes h_t as h_{t−1} + z_t ⊙ (h̃_t − h_{t−1}).
+//
+// Variables (gate order z, r, h̃ along the leading axis of V, W, b), initialised as the
+// uRNN paper's code [5] initialises its LSTM:
+//
+//	"V"  [3, In, N]   input weights, one Glorot-uniform [In, N] matrix per gate
+//	"W"  [3, N, N]    recurrent weights, one Glorot-uniform [N, N] matrix per gate
+//	"b"  [3, N]       biases, 0
+//	"U"  [N, Out]     readout, Glorot-uniform;  "bo" [Out] readout bias b_y, 0
+//	"h0" [N]          initial state, learned, starting at 0
+//
+// Number of parameters (NumParams):
+//
+//	3·N·(In + N + 1) + N·Out + Out + N
+//
+// The uRNN paper [5] has no GRU baseline. At the LSTM's sizes: copy (In 10, N 40, Out 9)
+// 6529, adding (In 2, N 128, Out 1) 50561.
+//
+// References:
+//
+//	[1] Barber, lecture slides on RNNs, "Gated Recurrent Net" (papers/barber_*.md).
+//	[2] Galvan, "On Recurrent Neural Networks", 2015, §2.1.2 (papers/galvan2015_*.md).
+//	[3] Chung, Gulcehre, Cho, Bengio, "Empirical Evaluation of Gated Recurrent Neural
+//	    Networks on Sequence Modeling", arXiv:1412.3555, §3.2.
+//	[4] Cho et al., "Learning Phrase Representations using RNN Encoder-Decoder for
+//	    Statistical Machine Translation", arXiv:1406.1078 (v1 and v3), §2.3.
+//	[5] Arjovsky, Shah, Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016,
+//	    §4; code github.com/amarshah/complex_RNN, models.py.
+package gru
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
+
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+)
+
+// Gate indices along the leading axis of the variables V, W and b.
+const (
+	GateZ    = iota // update gate z
+	GateR           // reset gate r
+	GateH           // candidate h̃ (tanh)
+	numGates        // 3
+)
+
+// Cell is the GRU configuration; see the package doc for the equations. The zero value of
+// Type means Float32.
+type Cell struct {
+	In, N, Out int
+	Type       dtypes.DType // zero value: Float32
+}
+
+// New returns a GRU with In inputs, N units and Out outputs.
+func New(in, n, out int) *Cell { return &Cell{In: in, N: n, Out: out} }
+
+// Sizes implements rnn.Cell: the state is h, N wide.
+func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: c.N, Out: c.Out} }
+
+// DType implements rnn.Cell.
+func (c *Cell) DType() dtypes.DType {
+	if c.Type == dtypes.InvalidDType {
+		return dtypes.Float32
+	}
+	return c.Type
+}
+
+// NumParams returns 3·N·(In + N + 1) + N·Out + Out + N.
+func (c *Cell) NumParams() int {
+	return numGates*c.N*(c.In+c.N+1) + c.N*c.Out + c.Out + c.N
+}
+
+// variable is one variable of the cell: its name, shape and initial values.
+type variable struct {
+	name   string
+	dims   []int
+	values []float64
+}
+
+// variables lists the cell's variables; with rng nil the values are left out (used by
+// Build to check shapes).
+func (c *Cell) variables(rng *rand.Rand) []variable {
+	n := c.N
+	perGate := func(fanIn int) []float64 { // numGates Glorot matrices [fanIn, n], gate-major
+		if rng == nil {
+			return nil
+		}
+		var v []float64
+		for range numGates {
+			v = append(v, rnn.GlorotUniform(rng, fanIn, n)...)
+		}
+		return v
+	}
+	var u []float64
+	if rng != nil {
+		u = rnn.GlorotUniform(rng, n, c.Out)
+	}
+	return []variable{
+		{"V", []int{numGates, c.In, n}, perGate(c.In)},
+		{"W", []int{numGates, n, n}, perGate(n)},
+		{"b", []int{numGates, n}, make([]float64, numGates*n)},
+		{"U", []int{n, c.Out}, u},
+		{"bo", []int{c.Out}, make([]float64, c.Out)},
+		{"h0", []int{n}, make([]float64, n)},
+	}
+}
+
+// Init implements rnn.Cell: it creates the variables listed in the package doc. It returns
+// an error naming the field when In, N or Out is < 1 or Type is neither Float32 nor Float64.
+func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
+	if err := rnn.CheckSizes("gru.Cell", "In", c.In, "N", c.N, "Out", c.Out); err != nil {
+		return err
+	}
+	if dt := c.DType(); dt != dtypes.Float32 && dt != dtypes.Float64 {
+		return fmt.Errorf("gru.Cell: Type = %s, want Float32 or Float64", dt)
+	}
+	for _, v := range c.variables(rng) {
+		if err := rnn.NewVariable(scope, v.name, c.DType(), v.values, v.dims...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Build implements rnn.Cell. It panics if Init was not called or created variables of
+// other shapes (a different configuration). Hoisted out of the time loop: V rearranged to
+// [In, 3N] (blocks z|r|h̃), b flattened to [3N], W split into W_zr [N, 2N] (blocks z|r)
+// and W_h [N, N].
+func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
+	nodes := map[string]*Node{}
+	for _, v := range c.variables(nil) {
+		x := rnn.Variable(scope, g, v.name)
+		if !slices.Equal(x.Shape().Dimensions, v.dims) {
+			exceptions.Panicf("gru: variable %s/%s has shape %s, want dimensions %v for %+v: Init with this configuration",
+				scope.Scope(), v.name, x.Shape(), v.dims, *c)
+		}
+		nodes[v.name] = x
+	}
+	n, w := c.N, nodes["W"]
+	return &step{
+		n:   n,
+		v:   Reshape(TransposeAllAxes(nodes["V"], 1, 0, 2), c.In, numGates*n),
+		b:   Reshape(nodes["b"], numGates*n),
+		wzr: Reshape(TransposeAllAxes(SliceAxis(w, 0, AxisRange(GateZ, GateR+1)), 1, 0, 2), n, 2*n),
+		wh:  Reshape(SliceAxis(w, 0, AxisElem(GateH)), n, n),
+		u:   nodes["U"],
+		bo:  nodes["bo"],
+		h0:  nodes["h0"],
+	}
+}
+
+type step struct {
+	n                        int
+	v, b, wzr, wh, u, bo, h0 *Node
+}
+
+// Initial returns h0 broadcast to [batch, N].
+func (s *step) Initial(batch int) *Node {
+	return BroadcastToDims(InsertAxes(s.h0, 0), batch, s.n)
+}
+
+// Project returns V x_t + b for all steps and gates, [batch, T, 3N] (blocks z|r|h̃).
+func (s *step) Project(x *Node) *Node {
+	return Add(Einsum("bti,ig->btg", x, s.v), ExpandLeftToRank(s.b, 3))
+}
+
+// Next advances h by one step; px is [batch, 3N] from Project.
+func (s *step) Next(h, px *Node) *Node {
+	n := s.n
+	zr := Sigmoid(Add(SliceAxis(px, 1, AxisRange(0, 2*n)), MatMul(h, s.wzr)))
+	z := SliceAxis(zr, 1, AxisRange(GateZ*n, GateZ*n+n))
+	r := SliceAxis(zr, 1, AxisRange(GateR*n, GateR*n+n))
+	hh := Tanh(Add(SliceAxis(px, 1, AxisRange(GateH*n, GateH*n+n)), MatMul(Mul(r, h), s.wh)))
+	return Add(h, Mul(z, Sub(hh, h)))
+}
+
+// Readout returns U h + b_y for states [..., N], [..., Out].
+func (s *step) Readout(states *Node) *Node {
+	return Add(MatMul(states, s.u), ExpandLeftToRank(s.bo, states.Rank()))
+}
