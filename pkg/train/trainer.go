@@ -1,0 +1,238 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+)
+
+// Config is one training run, as plain data (print it with %+v, copy and change it in a
+// notebook cell). The zero value of each field means the default given.
+type Config struct {
+	Steps     int     // optimisation steps in all (Run stops there); required
+	Batch     int     // sequences per step; default 20 (Arjovsky et al. §4)
+	Optimizer RMSProp // default: RMSProp{LR: 1e-3, Decay: 0.9}
+	Chunk     int     // BPTT chunk length in time steps; 0: the whole sequence in one graph
+	Seed      uint64  // model initialisation, training batches and the evaluation batch derive from it
+	EvalEvery int     // evaluate on the held-out batch every EvalEvery steps; default max(1, Steps/50)
+	EvalBatch int     // sequences in the held-out batch; default 100
+	// CheckpointDir, if set, receives a checkpoint every CheckpointEvery steps (default 100),
+	// at the end, and when the run is interrupted; Resume continues from the latest one.
+	CheckpointDir   string
+	CheckpointEvery int
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Steps < 1 {
+		return c, fmt.Errorf("train: Config.Steps = %d, want >= 1", c.Steps)
+	}
+	if c.Batch == 0 {
+		c.Batch = 20
+	}
+	if c.EvalEvery == 0 {
+		c.EvalEvery = max(1, c.Steps/50)
+	}
+	if c.EvalBatch == 0 {
+		c.EvalBatch = 100
+	}
+	if c.CheckpointEvery == 0 {
+		c.CheckpointEvery = 100
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Batch", c.Batch}, {"EvalEvery", c.EvalEvery}, {"EvalBatch", c.EvalBatch}, {"CheckpointEvery", c.CheckpointEvery}} {
+		if f.v < 1 {
+			return c, fmt.Errorf("train: Config.%s = %d, want >= 1", f.name, f.v)
+		}
+	}
+	if c.Chunk < 0 {
+		return c, fmt.Errorf("train: Config.Chunk = %d, want >= 0 (0 means the whole sequence)", c.Chunk)
+	}
+	_, err := c.Optimizer.withDefaults()
+	return c, err
+}
+
+// Record is one line of a training log.
+type Record struct {
+	Step         int     // optimisation steps done
+	Loss         float64 // training loss of the step's batch, before the update
+	GradNorm     float64 // global gradient norm before clipping
+	EvalLoss     float64 // loss on the held-out batch; NaN when not evaluated at this step
+	EvalAccuracy float64 // share of masked steps predicted right (classification); NaN otherwise
+	Seconds      float64 // wall time of the run so far, resumed runs included
+}
+
+// Trainer trains one cell on one task.
+type Trainer struct {
+	Config Config
+	Cell   rnn.Cell
+	Task   tasks.Task
+	Store  *model.Store
+	Runner *Runner
+	Step   int      // optimisation steps done
+	Log    []Record // every step's record
+	// LastCheckpoint is the path of the latest checkpoint written or restored ("" if none).
+	LastCheckpoint string
+
+	updater *updater
+	eval    *tasks.Batch
+}
+
+// Salts that separate the random streams derived from Config.Seed.
+const (
+	saltInit  = 0x696e6974 // "init"
+	saltBatch = 0x62617463 // "batc"
+	saltEval  = 0x6576616c // "eval"
+)
+
+// New initialises cell from cfg.Seed and returns a Trainer for task. Use Resume to
+// continue from cfg.CheckpointDir instead of starting afresh.
+func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*Trainer, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := task.Validate(); err != nil {
+		return nil, err
+	}
+	if s := cell.Sizes(); s.In != task.NumInputs() || s.Out != task.NumOutputs() {
+		return nil, fmt.Errorf("train: cell %T has %d inputs and %d outputs, task %s needs %d and %d",
+			cell, s.In, s.Out, task, task.NumInputs(), task.NumOutputs())
+	}
+	store := model.NewStore()
+	if err := cell.Init(store.Scope(ModelScope), rand.New(rand.NewPCG(cfg.Seed, saltInit))); err != nil {
+		return nil, err
+	}
+	t := &Trainer{Config: cfg, Cell: cell, Task: task, Store: store}
+	if t.Runner, err = NewRunner(backend, store, cell, cfg.Chunk); err != nil {
+		return nil, err
+	}
+	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, cfg.Optimizer); err != nil {
+		return nil, err
+	}
+	if t.eval, err = task.Sample(rand.New(rand.NewPCG(cfg.Seed, saltEval)), cfg.EvalBatch); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Batch returns the training batch of step s (0-based): a pure function of Config.Seed
+// and s, so that a resumed run sees the same batches as an uninterrupted one.
+func (t *Trainer) Batch(s int) (*tasks.Batch, error) {
+	return t.Task.Sample(rand.New(rand.NewPCG(t.Config.Seed^saltBatch, uint64(s))), t.Config.Batch)
+}
+
+// Evaluate returns the loss and accuracy (NaN for regression) on the held-out batch.
+func (t *Trainer) Evaluate() (loss, accuracy float64, err error) {
+	res, err := t.Runner.Forward(t.eval)
+	if err != nil {
+		return 0, 0, err
+	}
+	accuracy = math.NaN()
+	if t.eval.Labels != nil {
+		accuracy = res.Correct / res.Masked
+	}
+	return res.Loss, accuracy, nil
+}
+
+// Run trains until Config.Steps steps are done or ctx is cancelled, calling onRecord (if
+// not nil) after every step. On cancellation it writes a checkpoint (if CheckpointDir is
+// set) and returns ctx.Err(). A NaN or Inf loss or gradient stops the run with an error
+// naming the step, the model and the last good checkpoint; the variables are left as they
+// were before that step.
+func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
+	start := time.Now()
+	var before float64
+	if n := len(t.Log); n > 0 {
+		before = t.Log[n-1].Seconds
+	}
+	for t.Step < t.Config.Steps {
+		if err := ctx.Err(); err != nil {
+			if t.Config.CheckpointDir != "" {
+				if cerr := t.Save(); cerr != nil {
+					return fmt.Errorf("%w (and the checkpoint failed: %v)", err, cerr)
+				}
+			}
+			return err
+		}
+		b, err := t.Batch(t.Step)
+		if err != nil {
+			return err
+		}
+		res, err := t.Runner.Gradients(b)
+		if err != nil {
+			return fmt.Errorf("train: step %d: %w", t.Step+1, err)
+		}
+		if bad := nonFinite(res, t.Runner); bad != "" || math.IsNaN(res.Loss) || math.IsInf(res.Loss, 0) {
+			if bad == "" {
+				bad = fmt.Sprintf("loss = %g", res.Loss)
+			}
+			last := t.LastCheckpoint
+			if last == "" {
+				last = "none"
+			}
+			return fmt.Errorf("train: step %d of %T on %s: %s; stopped before updating the variables; last good checkpoint: %s",
+				t.Step+1, t.Cell, t.Task, bad, last)
+		}
+		norm, err := t.updater.apply(res.Grads)
+		if err != nil {
+			return err
+		}
+		t.Step++
+		rec := Record{Step: t.Step, Loss: res.Loss, GradNorm: norm, EvalLoss: math.NaN(), EvalAccuracy: math.NaN()}
+		if t.Step%t.Config.EvalEvery == 0 || t.Step == t.Config.Steps {
+			if rec.EvalLoss, rec.EvalAccuracy, err = t.Evaluate(); err != nil {
+				return err
+			}
+		}
+		rec.Seconds = before + time.Since(start).Seconds()
+		t.Log = append(t.Log, rec)
+		if onRecord != nil {
+			onRecord(rec)
+		}
+		if t.Config.CheckpointDir != "" && (t.Step%t.Config.CheckpointEvery == 0 || t.Step == t.Config.Steps) {
+			if err := t.Save(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nonFinite describes the first gradient holding a NaN or Inf, or returns "".
+func nonFinite(res *Result, r *Runner) string {
+	for i, g := range res.Grads {
+		bad := false
+		g.MustConstFlatData(func(flat any) {
+			switch f := flat.(type) {
+			case []float32:
+				for _, v := range f {
+					if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+						bad = true
+						return
+					}
+				}
+			case []float64:
+				for _, v := range f {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						bad = true
+						return
+					}
+				}
+			}
+		})
+		if bad {
+			return fmt.Sprintf("the gradient of %s holds NaN or Inf", r.Vars[i].Path())
+		}
+	}
+	return ""
+}

@@ -1,0 +1,198 @@
+package train
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+)
+
+func TestTrainingLowersAddingLoss(t *testing.T) {
+	task := tasks.Adding{T: 8}
+	tr, err := New(backend.MustNew(), rnn.NewTanh(2, 16, 1), task, Config{Steps: 300, Batch: 20, Seed: 1, Chunk: 3,
+		Optimizer: RMSProp{LR: 1e-2, ClipValue: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _, err := tr.Evaluate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	after := tr.Log[len(tr.Log)-1].EvalLoss
+	t.Logf("adding T=8, tanh RNN 16: held-out MSE %.4f → %.4f (baseline %.4f)", before, after, task.Baseline())
+	if !(after < 0.5*task.Baseline()) {
+		t.Errorf("held-out MSE after 300 steps = %.4f, want < half the baseline %.4f", after, task.Baseline())
+	}
+}
+
+func TestResumeGivesTheSameRun(t *testing.T) {
+	task := tasks.Copy{T: 5, Symbols: 4, Recall: 3}
+	cfg := Config{Steps: 8, Batch: 4, Seed: 7, Chunk: 4, EvalEvery: 2, CheckpointEvery: 3, CheckpointDir: t.TempDir()}
+	cell := func() rnn.Cell { return rnn.NewTanh(6, 8, 5) }
+
+	whole, err := New(backend.MustNew(), cell(), task, Config{Steps: 8, Batch: 4, Seed: 7, Chunk: 4, EvalEvery: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := whole.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Interrupt after 4 steps (a checkpoint is written on cancellation), then resume in a new Trainer.
+	first, err := New(backend.MustNew(), cell(), task, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	err = first.Run(ctx, func(r Record) {
+		if r.Step == 4 {
+			cancel()
+		}
+	})
+	if err != context.Canceled {
+		t.Fatalf("interrupted Run returned %v, want context.Canceled", err)
+	}
+	second, err := New(backend.MustNew(), cell(), task, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := second.Resume()
+	if err != nil || !ok || second.Step != 4 {
+		t.Fatalf("Resume = %v, %v at step %d; want a checkpoint at step 4", ok, err, second.Step)
+	}
+	if err := second.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Log) != len(whole.Log) {
+		t.Fatalf("resumed log has %d records, uninterrupted %d", len(second.Log), len(whole.Log))
+	}
+	for i := range whole.Log {
+		a, b := whole.Log[i], second.Log[i]
+		if a.Loss != b.Loss || a.GradNorm != b.GradNorm || !(a.EvalLoss == b.EvalLoss || math.IsNaN(a.EvalLoss) && math.IsNaN(b.EvalLoss)) {
+			t.Errorf("step %d: resumed %+v, uninterrupted %+v", a.Step, b, a)
+		}
+	}
+}
+
+func TestNaNStopsTheRun(t *testing.T) {
+	tr, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), tasks.Adding{T: 5}, Config{Steps: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tr.Store.GetVariable("/model/W")
+	vals := tensors.MustCopyFlatData[float32](w.MustValue())
+	vals[0] = float32(math.NaN())
+	w.MustSetValue(tensors.FromFlatDataAndDimensions(vals, 4, 4))
+	err = tr.Run(context.Background(), nil)
+	if err == nil {
+		t.Fatal("Run with a NaN weight: no error")
+	}
+	for _, want := range []string{"step 1", "rnn.Simple", "NaN", "last good checkpoint: none"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if tr.Step != 0 {
+		t.Errorf("Step = %d after the failed step, want 0", tr.Step)
+	}
+}
+
+func TestResumeRefusesBadCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	task := tasks.Adding{T: 5}
+	tr, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, Config{Steps: 2, Seed: 1, CheckpointDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cell rnn.Cell
+		task tasks.Task
+		seed uint64
+		want string
+	}{
+		{"other size", rnn.NewTanh(2, 5, 1), task, 1, "model"},
+		{"other task", rnn.NewTanh(2, 4, 1), tasks.Adding{T: 6}, 1, "task"},
+		{"other seed", rnn.NewTanh(2, 4, 1), task, 2, "seed"},
+	} {
+		other, err := New(backend.MustNew(), tc.cell, tc.task, Config{Steps: 2, Seed: tc.seed, CheckpointDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.Resume(); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: Resume error %v, want one naming the %s and the file", tc.name, err, tc.want)
+		}
+	}
+	// A corrupted checkpoint is refused and left as it is.
+	files, _ := checkpoints(dir)
+	last := files[len(files)-1]
+	if err := os.WriteFile(last, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, Config{Steps: 2, Seed: 1, CheckpointDir: dir})
+	if _, err := again.Resume(); err == nil || !strings.Contains(err.Error(), "corrupted") {
+		t.Errorf("Resume of a corrupted file: error %v, want one saying it is corrupted", err)
+	}
+	if b, _ := os.ReadFile(last); string(b) != "garbage" {
+		t.Error("Resume changed the corrupted file")
+	}
+	// An unwritable checkpoint directory is an error, not a crash.
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	bad, _ := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, Config{Steps: 1, Seed: 1, CheckpointDir: filepath.Join(blocker, "sub")})
+	if err := bad.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "checkpoint directory") {
+		t.Errorf("Run with an unwritable checkpoint directory: error %v", err)
+	}
+}
+
+// TestRMSPropStep checks one update against the formula, with both kinds of clipping.
+func TestRMSPropStep(t *testing.T) {
+	store := model.NewStore()
+	if err := rnn.NewVariable(store.Scope(ModelScope), "w", dtypes.Float64, []float64{1, 2, 3}, 3); err != nil {
+		t.Fatal(err)
+	}
+	vars := []*model.Variable{store.GetVariable("/model/w")}
+	opt := RMSProp{LR: 0.1, Decay: 0.9, AccInit: 1e-3, ClipValue: 2, ClipNorm: 1}
+	u, err := newUpdater(backend.MustNew(), store, vars, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := []float64{3, -4, 0.5}
+	norm, err := u.apply([]*tensors.Tensor{tensors.FromFlatDataAndDimensions(g, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := math.Sqrt(9 + 16 + 0.25); math.Abs(norm-want) > 1e-12 {
+		t.Errorf("gradient norm %g, want %g", norm, want)
+	}
+	clipped := []float64{2, -2, 0.5} // element-wise at 2
+	n := math.Sqrt(4 + 4 + 0.25)
+	theta := tensors.MustCopyFlatData[float64](vars[0].MustValue())
+	for i, w0 := range []float64{1, 2, 3} {
+		gi := clipped[i] / n // then global norm 1
+		acc := 0.9*1e-3 + 0.1*gi*gi
+		want := w0 - 0.1*gi/math.Sqrt(acc)
+		if math.Abs(theta[i]-want) > 1e-12 {
+			t.Errorf("w[%d] = %.15g, want %.15g", i, theta[i], want)
+		}
+	}
+	if _, err := (RMSProp{Decay: 1.5}).withDefaults(); err == nil || !strings.Contains(err.Error(), "Decay") {
+		t.Errorf("RMSProp{Decay: 1.5}: error %v, want one naming Decay", err)
+	}
+}
