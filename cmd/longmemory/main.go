@@ -1,0 +1,65 @@
+// Command longmemory trains the papers' models from the command line (for runs longer than
+// a notebook session), plots training logs, and lists the presets.
+//
+//	longmemory list                               the presets (papers' runs)
+//	longmemory train -preset NAME -out DIR        train a preset; -resume continues DIR's run
+//	longmemory train -model urnn -hidden 128 -task copy -T 100 -steps 500 -out DIR
+//	longmemory plot -o fig.svg DIR1 DIR2 …        loss against iteration, baseline dashed
+//
+// `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
+// evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C. The
+// backend is chosen by GOMLX_BACKEND (pure Go by default).
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: longmemory <command> [flags]
+
+commands:
+  list    list the presets
+  train   train a preset or a custom configuration (longmemory train -h)
+  plot    plot training logs as an SVG figure (longmemory plot -h)
+`
+
+// run executes one command and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "list":
+		err = list(args[1:], stdout)
+	case "train":
+		err = trainCmd(args[1:], stdout, stderr)
+	case "plot":
+		err = plot(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "longmemory: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if err == errUsage {
+			return 2
+		}
+		if err == errInterrupted {
+			fmt.Fprintln(stderr, "longmemory: interrupted; checkpoint saved, continue with -resume")
+			return 130
+		}
+		fmt.Fprintln(stderr, "longmemory:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cli runs the command and returns its exit code and output.
+func cli(args ...string) (int, string) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String() + errOut.String()
+}
+
+func TestList(t *testing.T) {
+	code, out := cli("list")
+	if code != 0 || !strings.Contains(out, "arjovsky/copy-T100/urnn-128") || !strings.Contains(out, "henaff/varcopy-T100/lstm-80") {
+		t.Errorf("list: exit %d, output:\n%s", code, out)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"fly"}, 2, `unknown command "fly"`},
+		{[]string{"train", "-preset", "nope", "-out", dir}, 1, `no preset "nope"`},
+		{[]string{"train", "-model", "urnn", "-hidden", "4", "-task", "copy", "-T", "5"}, 1, "-out DIR is required"},
+		{[]string{"train", "-model", "urnn", "-hidden", "-3", "-task", "copy", "-T", "5", "-out", dir}, 1, "Hidden = -3"},
+		{[]string{"train", "-model", "urnn", "-hidden", "4", "-task", "copy", "-T", "0", "-out", dir}, 1, "T = 0"},
+		{[]string{"train", "-steps", "x"}, 2, "invalid value"},
+		{[]string{"train", "-model", "tanh", "-hidden", "4", "-task", "adding", "-T", "5", "-steps", "1", "-out", "/proc/nope"}, 1, "-out: mkdir /proc/nope"},
+		{[]string{"plot", filepath.Join(dir, "missing")}, 1, "not a run directory"},
+	} {
+		code, out := cli(tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d, output %q; want exit %d mentioning %q", tc.args, code, out, tc.code, tc.want)
+		}
+	}
+}
+
+// TestTrainResumePlot trains a tiny run in two parts (-resume) and in one, checks that the
+// logs agree (same seed ⇒ same losses), that an existing run is not overwritten without
+// -resume, and plots both runs.
+func TestTrainResumePlot(t *testing.T) {
+	base := []string{"train", "-model", "tanh", "-hidden", "6", "-task", "copy", "-T", "5", "-batch", "4",
+		"-eval-every", "2", "-checkpoint-every", "2", "-chunk", "4", "-seed", "3", "-quiet"}
+	split, whole := t.TempDir(), t.TempDir()
+	if code, out := cli(append(base, "-steps", "4", "-out", split)...); code != 0 {
+		t.Fatalf("first part: exit %d\n%s", code, out)
+	}
+	before, _ := os.ReadFile(filepath.Join(split, "log.csv"))
+	if code, out := cli(append(base, "-steps", "8", "-out", split)...); code != 1 || !strings.Contains(out, "-resume") {
+		t.Errorf("training into an existing run without -resume: exit %d, %q", code, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(split, "log.csv")); !bytes.Equal(before, after) {
+		t.Error("the refused run changed log.csv")
+	}
+	if code, out := cli(append(base, "-steps", "8", "-out", split, "-resume")...); code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, out)
+	}
+	if code, out := cli(append(base, "-steps", "8", "-out", whole)...); code != 0 {
+		t.Fatalf("whole: exit %d\n%s", code, out)
+	}
+	a := readCols(t, filepath.Join(split, "log.csv"))
+	b := readCols(t, filepath.Join(whole, "log.csv"))
+	if len(a) != 9 || len(b) != 9 {
+		t.Fatalf("logs have %d and %d lines, want 9 (header + 8 steps)", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("line %d: resumed %q, uninterrupted %q", i, a[i], b[i])
+		}
+	}
+	svg := filepath.Join(t.TempDir(), "fig.svg")
+	if code, out := cli("plot", "-o", svg, split, whole); code != 0 {
+		t.Fatalf("plot: exit %d\n%s", code, out)
+	}
+	fig, _ := os.ReadFile(svg)
+	if !strings.Contains(string(fig), "<svg") || strings.Count(string(fig), "<polyline") != 3 || !strings.Contains(string(fig), "baseline") {
+		t.Errorf("plot: want an SVG with two runs and the baseline, got %d polylines", strings.Count(string(fig), "<polyline"))
+	}
+}
+
+// readCols returns the log's lines without the wall-time column.
+func readCols(t *testing.T, path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		out = append(out, l[:strings.LastIndex(l, ",")])
+	}
+	return out
+}

@@ -1,0 +1,228 @@
+// Package experiments holds the papers' training runs as named presets: plain data (a model,
+// a task and a training configuration) that a notebook cell can copy, change and run, and
+// that `longmemory train <preset>` runs from the command line.
+//
+// Settings come from ../shared/papers/README.md ("Training settings from the papers"):
+// Arjovsky et al. 2016 §4 (RMSProp, learning rate 1e-3, decay 0.9 for all models; LSTM and
+// RNN gradients clipped element-wise at 1, the uRNN's not; copy: uRNN 128, LSTM 40,
+// tanh-RNN 80, IRNN 80; adding: uRNN 512, others 128) and Henaff et al. 2016 §4 (learning
+// rate 1e-4 for LT-RNNs and 1e-3 for LSTMs; 80 hidden units for copy and variable-length
+// copy, 128 for adding; activation clipping at l = 1000, in the LT-RNN cell).
+package experiments
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urnn-notebooks/longmemory/pkg/models/gru"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
+	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+// Model names a cell and its size.
+type Model struct {
+	// Kind is one of Kinds: "urnn", "lstm", "lstm-peephole" (the uRNN authors' LSTM: output-gate
+	// peephole, forget bias 1), "gru", "tanh", "irnn", "lt-ornn", "lt-irnn".
+	Kind   string
+	Hidden int
+	// Pooling adds the l2-pooled decoder to an LT-RNN (Henaff et al. §2.3).
+	Pooling bool
+}
+
+// Kinds lists the accepted Model.Kind values.
+var Kinds = []string{"urnn", "lstm", "lstm-peephole", "gru", "tanh", "irnn", "lt-ornn", "lt-irnn"}
+
+// Cell returns the model's cell for in inputs and out outputs per step.
+func (m Model) Cell(in, out int) (rnn.Cell, error) {
+	if m.Hidden < 1 {
+		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)
+	}
+	if m.Pooling && !strings.HasPrefix(m.Kind, "lt-") {
+		return nil, fmt.Errorf("experiments: Model.Pooling is for LT-RNNs, not %q", m.Kind)
+	}
+	switch m.Kind {
+	case "urnn":
+		return urnn.New(in, m.Hidden, out), nil
+	case "lstm":
+		return lstm.New(in, m.Hidden, out), nil
+	case "lstm-peephole":
+		return lstm.NewURNNCode(in, m.Hidden, out), nil
+	case "gru":
+		return gru.New(in, m.Hidden, out), nil
+	case "tanh":
+		return rnn.NewTanh(in, m.Hidden, out), nil
+	case "irnn":
+		return rnn.NewIRNN(in, m.Hidden, out), nil
+	case "lt-ornn", "lt-irnn":
+		c := ltrnn.NewORNN(in, m.Hidden, out)
+		if m.Kind == "lt-irnn" {
+			c = ltrnn.NewIRNN(in, m.Hidden, out)
+		}
+		c.Pooling = m.Pooling
+		return c, nil
+	}
+	return nil, fmt.Errorf("experiments: Model.Kind = %q, want one of %s", m.Kind, strings.Join(Kinds, ", "))
+}
+
+// Task names a task and its length.
+type Task struct {
+	// Kind is one of TaskKinds: "copy", "varcopy", "adding", "mnist", "pmnist" (permuted).
+	Kind string
+	T    int // copy tasks and adding; ignored by the MNIST tasks (784 steps)
+	// Symbols (K) and Recall (S) of the copy tasks; 0 means 8 and 10.
+	Symbols, Recall int
+}
+
+// TaskKinds lists the accepted Task.Kind values.
+var TaskKinds = []string{"copy", "varcopy", "adding", "mnist", "pmnist"}
+
+// Build returns the task, validated.
+func (t Task) Build() (tasks.Task, error) {
+	var task tasks.Task
+	switch t.Kind {
+	case "copy":
+		task = tasks.Copy{T: t.T, Symbols: t.Symbols, Recall: t.Recall}
+	case "varcopy":
+		task = tasks.VariableCopy{T: t.T, Symbols: t.Symbols, Recall: t.Recall}
+	case "adding":
+		task = tasks.Adding{T: t.T}
+	case "mnist", "pmnist":
+		task = tasks.PixelMNIST{Permuted: t.Kind == "pmnist", Seed: 1, Train: true}
+	default:
+		return nil, fmt.Errorf("experiments: Task.Kind = %q, want one of %s", t.Kind, strings.Join(TaskKinds, ", "))
+	}
+	return task, task.Validate()
+}
+
+// Preset is one training run of a paper's figure.
+type Preset struct {
+	Name  string // e.g. "arjovsky/copy-T100/urnn-128"
+	Paper string // the figure and curve it reproduces
+	Model Model
+	Task  Task
+	Train train.Config
+}
+
+// String describes p in one line.
+func (p Preset) String() string {
+	return fmt.Sprintf("%s: %s %d on %s T=%d, %d steps of batch %d (%s)", p.Name, p.Model.Kind, p.Model.Hidden,
+		p.Task.Kind, p.Task.T, p.Train.Steps, p.Train.Batch, p.Paper)
+}
+
+// Build returns the preset's cell and task.
+func (p Preset) Build() (rnn.Cell, tasks.Task, error) {
+	task, err := p.Task.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	cell, err := p.Model.Cell(task.NumInputs(), task.NumOutputs())
+	return cell, task, err
+}
+
+// Lookup returns the preset called name.
+func Lookup(name string) (Preset, error) {
+	for _, p := range Presets() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return Preset{}, fmt.Errorf("experiments: no preset %q (`longmemory list` shows them)", name)
+}
+
+// Presets returns every preset, a fresh copy each call.
+func Presets() []Preset {
+	var out []Preset
+	// Arjovsky et al. 2016 §4.1, copy (figure "copying memory problem").
+	for _, T := range []int{100, 200, 300, 500} {
+		for _, m := range []Model{{"urnn", 128, false}, {"lstm-peephole", 40, false}, {"tanh", 80, false}, {"irnn", 80, false}} {
+			out = append(out, Preset{
+				Name:  fmt.Sprintf("arjovsky/copy-T%d/%s-%d", T, m.Kind, m.Hidden),
+				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.1, copy T=%d", T),
+				Model: m, Task: Task{Kind: "copy", T: T},
+				Train: train.Config{Steps: 3000, Batch: 20, Chunk: 50, Optimizer: arjovskyOptimizer(m.Kind)},
+			})
+		}
+	}
+	// Arjovsky et al. 2016 §4.2, adding.
+	for _, T := range []int{100, 200, 400, 750} {
+		for _, m := range []Model{{"urnn", 512, false}, {"lstm-peephole", 128, false}, {"tanh", 128, false}, {"irnn", 128, false}} {
+			out = append(out, Preset{
+				Name:  fmt.Sprintf("arjovsky/adding-T%d/%s-%d", T, m.Kind, m.Hidden),
+				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.2, adding T=%d", T),
+				Model: m, Task: Task{Kind: "adding", T: T},
+				Train: train.Config{Steps: 10000, Batch: 20, Chunk: 50, Optimizer: arjovskyOptimizer(m.Kind)},
+			})
+		}
+	}
+	// Arjovsky et al. 2016 §4.3, pixel-by-pixel (Fashion-)MNIST.
+	for _, kind := range []string{"mnist", "pmnist"} {
+		for _, m := range []Model{{"urnn", 512, false}, {"lstm-peephole", 128, false}} {
+			out = append(out, Preset{
+				Name:  fmt.Sprintf("arjovsky/%s/%s-%d", kind, m.Kind, m.Hidden),
+				Paper: "Arjovsky et al. 2016 §4.3, pixel-by-pixel " + map[string]string{"mnist": "MNIST", "pmnist": "permuted MNIST"}[kind] + " (Fashion-MNIST here)",
+				Model: m, Task: Task{Kind: kind},
+				Train: train.Config{Steps: 20000, Batch: 20, Chunk: 56, Optimizer: arjovskyOptimizer(m.Kind)},
+			})
+		}
+	}
+	// Henaff et al. 2016 §4: copy (Fig. 2) and adding (Fig. 3), T = 500 and 2000 in the paper.
+	for _, tk := range []struct {
+		kind   string
+		T      int
+		hidden int
+		fig    string
+	}{{"copy", 500, 80, "Fig. 2"}, {"copy", 2000, 80, "Fig. 2"}, {"adding", 400, 128, "Fig. 3"}, {"adding", 750, 128, "Fig. 3"}} {
+		for _, kind := range []string{"lt-ornn", "lt-irnn", "lstm"} {
+			out = append(out, henaff(tk.kind, tk.T, Model{Kind: kind, Hidden: tk.hidden}, tk.fig))
+		}
+		// Pooling runs (Fig. 4).
+		out = append(out, henaff(tk.kind, tk.T, Model{Kind: "lt-ornn", Hidden: tk.hidden, Pooling: true}, "Fig. 4"))
+	}
+	// Henaff et al. 2016 §4, variable-length copy T = 100 (Fig. 5).
+	for _, m := range []Model{{"lt-ornn", 80, false}, {"lt-irnn", 80, false}, {"lt-ornn", 80, true}, {"lstm", 80, false}} {
+		out = append(out, henaff("varcopy", 100, m, "Fig. 5"))
+	}
+	return out
+}
+
+func henaff(task string, T int, m Model, fig string) Preset {
+	lr := 1e-4
+	if strings.HasPrefix(m.Kind, "lstm") {
+		lr = 1e-3
+	}
+	name := fmt.Sprintf("henaff/%s-T%d/%s-%d", task, T, m.Kind, m.Hidden)
+	if m.Pooling {
+		name += "-pool"
+	}
+	return Preset{
+		Name:  name,
+		Paper: fmt.Sprintf("Henaff et al. 2016 §4, %s, %s T=%d", fig, task, T),
+		Model: m, Task: Task{Kind: task, T: T},
+		Train: train.Config{Steps: 5000, Batch: 20, Chunk: 50, Optimizer: train.RMSProp{LR: lr, Decay: 0.9}},
+	}
+}
+
+// arjovskyOptimizer is RMSProp with learning rate 1e-3 and decay 0.9; the LSTM's and the
+// RNNs' gradients are clipped element-wise at 1, the uRNN's are not (§4).
+func arjovskyOptimizer(kind string) train.RMSProp {
+	o := train.RMSProp{LR: 1e-3, Decay: 0.9}
+	if kind != "urnn" {
+		o.ClipValue = 1
+	}
+	return o
+}
+
+// Names returns the sorted names of all presets.
+func Names() []string {
+	var names []string
+	for _, p := range Presets() {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,109 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+func TestPresetsBuild(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Presets() {
+		if seen[p.Name] {
+			t.Errorf("preset name %q used twice", p.Name)
+		}
+		seen[p.Name] = true
+		if p.Task.Kind == "mnist" || p.Task.Kind == "pmnist" {
+			continue // needs the dataset; TestTinyRuns covers the model kinds
+		}
+		cell, task, err := p.Build()
+		if err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+			continue
+		}
+		if s := cell.Sizes(); s.In != task.NumInputs() || s.Out != task.NumOutputs() {
+			t.Errorf("%s: cell sizes %+v do not fit task %s", p.Name, s, task)
+		}
+	}
+	// The papers' settings, spot-checked.
+	for _, tc := range []struct {
+		name string
+		lr   float64
+		clip float64
+	}{
+		{"arjovsky/copy-T100/urnn-128", 1e-3, 0},
+		{"arjovsky/copy-T500/lstm-peephole-40", 1e-3, 1},
+		{"henaff/copy-T500/lt-ornn-80", 1e-4, 0},
+		{"henaff/varcopy-T100/lstm-80", 1e-3, 0},
+	} {
+		p, err := Lookup(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Train.Optimizer.LR != tc.lr || p.Train.Optimizer.ClipValue != tc.clip {
+			t.Errorf("%s: LR %g clip %g, want %g and %g", tc.name, p.Train.Optimizer.LR, p.Train.Optimizer.ClipValue, tc.lr, tc.clip)
+		}
+	}
+	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("Lookup(nope): error %v", err)
+	}
+}
+
+func TestBadModelAndTask(t *testing.T) {
+	for _, tc := range []struct {
+		m    Model
+		want string
+	}{
+		{Model{Kind: "transformer", Hidden: 8}, "Kind"},
+		{Model{Kind: "urnn", Hidden: 0}, "Hidden"},
+		{Model{Kind: "lstm", Hidden: 8, Pooling: true}, "Pooling"},
+	} {
+		if _, err := tc.m.Cell(3, 2); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one naming %s", tc.m, err, tc.want)
+		}
+	}
+	if _, err := (Task{Kind: "copy", T: 0}).Build(); err == nil || !strings.Contains(err.Error(), "T") {
+		t.Errorf("copy T=0: error %v", err)
+	}
+	if _, err := (Task{Kind: "sorting", T: 5}).Build(); err == nil || !strings.Contains(err.Error(), "Kind") {
+		t.Errorf("unknown task: error %v", err)
+	}
+}
+
+// TestTinyRuns trains every model kind for a few steps on a tiny copy task (the same code
+// path as the presets, at sizes that run in a second) and checks the loss is finite and the
+// log complete.
+func TestTinyRuns(t *testing.T) {
+	for _, kind := range Kinds {
+		t.Run(kind, func(t *testing.T) {
+			p := Preset{Model: Model{Kind: kind, Hidden: 8}, Task: Task{Kind: "copy", T: 6, Symbols: 3, Recall: 2},
+				Train: train.Config{Steps: 3, Batch: 4, Chunk: 4, EvalEvery: 1, EvalBatch: 4}}
+			if strings.HasPrefix(kind, "lt-") {
+				p.Model.Pooling = kind == "lt-ornn"
+			}
+			cell, task, err := p.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := train.New(backend.MustNew(), cell, task, p.Train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.Run(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Log) != 3 {
+				t.Fatalf("%d log records, want 3", len(tr.Log))
+			}
+			for _, r := range tr.Log {
+				if math.IsNaN(r.Loss) || math.IsNaN(r.EvalLoss) || r.Loss <= 0 {
+					t.Errorf("record %+v: want finite positive losses", r)
+				}
+			}
+		})
+	}
+}
