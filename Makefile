@@ -21,7 +21,7 @@ KERNEL_PATH := $(dir $(shell command -v $(GO))):/usr/local/bin:/usr/bin:/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: setup debs tools kernels notebook test vet gotest notebooks-test notebooks-update docker clean
+.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update docker clean
 
 setup: debs tools kernels
 
@@ -50,7 +50,7 @@ notebook: setup
 	@echo "Serving notebooks/ with the kernel 'Go (GoNB) · pure-Go backend'; open the URL below."
 	cd notebooks && $(JUPYTER) notebook --no-browser --ip=$(IP) --port=$(PORT) $(ALLOW_ROOT)
 
-test: setup vet gotest notebooks-test
+test: setup vet gotest notebooks-test browser-test
 
 vet:
 	$(GO) vet ./...
@@ -71,6 +71,17 @@ notebooks-test: setup
 		echo "notebooks-test: $$nb took $$(( $$(date +%s) - start )) s"; \
 	done
 	$(GO) run ./cmd/nbcheck build/nbtest/*.ipynb
+
+# Chromium and playwright-core (pinned in tests/browser/package-lock.json) for the browser test.
+test-deps:
+	@dpkg -s chromium >/dev/null 2>&1 || { echo "setup: installing Debian package chromium"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@[ -d tests/browser/node_modules/playwright-core ] || (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+
+# Opens notebooks/01_tasks.ipynb in the real Jupyter web UI, runs all cells with the GoNB
+# kernel, waits for figures and saves a screenshot under build/browser/.
+browser-test: setup test-deps
+	tests/browser/run.sh 01_tasks.ipynb
 
 # Re-executes the notebooks at their default sizes and saves them with outputs (commit the result).
 notebooks-update: setup

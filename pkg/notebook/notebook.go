@@ -1,0 +1,138 @@
+// Package notebook holds what the GoNB notebooks share and what no other package should
+// import: quick mode, training with a live loss plot in the cell, and resuming from the
+// last checkpoint when a cell is re-run after an interrupt. Outside a notebook the display
+// calls do nothing, so the same code runs under `go test`.
+package notebook
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+// QuickEnv is the environment variable that puts notebooks in quick mode (`make test` sets
+// it): fewer steps and smaller sizes, the same code.
+const QuickEnv = "LONGMEMORY_QUICK"
+
+// Quick reports whether the notebooks run in quick mode.
+func Quick() bool { return os.Getenv(QuickEnv) != "" }
+
+// Pick returns full normally and quick in quick mode.
+func Pick[T any](full, quick T) T {
+	if Quick() {
+		return quick
+	}
+	return full
+}
+
+// RunsDir is where notebook runs keep their checkpoints: $LONGMEMORY_ROOT/build/runs, or
+// a directory under the system's temporary directory in quick mode (so that quick runs never
+// resume full ones) or when LONGMEMORY_ROOT is unset.
+func RunsDir() string {
+	root := os.Getenv("LONGMEMORY_ROOT")
+	if Quick() || root == "" {
+		return filepath.Join(os.TempDir(), "longmemory-runs-quick")
+	}
+	return filepath.Join(root, "build", "runs")
+}
+
+// Run is one finished (or resumed) training run.
+type Run struct {
+	Name     string
+	Baseline float64
+	Trainer  *train.Trainer
+}
+
+// Train trains preset p with a live loss plot in the cell, checkpointing into
+// RunsDir()/<p.Name>. If that directory holds a checkpoint of the same run, training
+// continues from it (after an interrupt, re-running the cell resumes; a finished run is
+// simply reloaded). Interrupting the cell (SIGINT) saves a checkpoint and returns the run
+// so far.
+func Train(p experiments.Preset) (*Run, error) {
+	cell, task, err := p.Build()
+	if err != nil {
+		return nil, err
+	}
+	b, err := backend.New()
+	if err != nil {
+		return nil, err
+	}
+	p.Train.CheckpointDir = filepath.Join(RunsDir(), strings.ReplaceAll(p.Name, "/", "_"))
+	tr, err := train.New(b, cell, task, p.Train)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := tr.Resume(); err != nil {
+		// A checkpoint of another configuration (the cell's settings were changed): start afresh.
+		fmt.Printf("%s: not resuming (%v); starting afresh\n", p.Name, err)
+		if err := os.RemoveAll(p.Train.CheckpointDir); err != nil {
+			return nil, err
+		}
+	} else if ok {
+		fmt.Printf("%s: resumed from %s at step %d\n", p.Name, filepath.Base(tr.LastCheckpoint), tr.Step)
+	}
+	run := &Run{Name: fmt.Sprintf("%s %d", p.Model.Kind, p.Model.Hidden), Baseline: task.Baseline(), Trainer: tr}
+	id := "live_" + gonbui.UniqueId()
+	last := time.Time{}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	err = tr.Run(ctx, func(r train.Record) {
+		if time.Since(last) < 2*time.Second && r.Step != p.Train.Steps {
+			return
+		}
+		last = time.Now()
+		gonbui.UpdateHtml(id, fmt.Sprintf("<div><b>%s</b>: step %d/%d, %.2f steps/s, loss %.4f (baseline %.4f)</div>%s",
+			p.Name, r.Step, p.Train.Steps, float64(len(tr.Log))/math.Max(time.Since(start).Seconds(), 1e-9),
+			r.Loss, run.Baseline, LossChart(task.String(), run.Baseline, false, run).SVG()))
+	})
+	gonbui.UpdateHtml(id, "") // the live block is transient; the caller draws the final figure
+	if err == context.Canceled {
+		fmt.Printf("%s: interrupted at step %d; checkpoint saved, re-run the cell to continue\n", p.Name, tr.Step)
+		return run, nil
+	}
+	return run, err
+}
+
+// LossChart draws the held-out loss of each run against the iteration (or, with
+// trainLoss, the training loss of every step), with the memoryless baseline dashed, as in
+// the papers' figures.
+func LossChart(title string, baseline float64, trainLoss bool, runs ...*Run) plots.Chart {
+	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380}
+	last := 1.0
+	for _, r := range runs {
+		s := plots.Series{Name: r.Name}
+		for _, rec := range r.Trainer.Log {
+			v := rec.EvalLoss
+			if trainLoss {
+				v = rec.Loss
+			}
+			if !math.IsNaN(v) {
+				s.X = append(s.X, float64(rec.Step))
+				s.Y = append(s.Y, v)
+				last = math.Max(last, float64(rec.Step))
+			}
+		}
+		c.Series = append(c.Series, s)
+	}
+	c.Series = append(c.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
+	return c
+}
+
+// Show displays an SVG in the notebook and flushes it, so that it is saved with the cell.
+func Show(svg string) {
+	gonbui.DisplaySvg(svg)
+	gonbui.Sync()
+}

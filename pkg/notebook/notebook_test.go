@@ -1,0 +1,57 @@
+package notebook
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+func TestPick(t *testing.T) {
+	t.Setenv(QuickEnv, "")
+	if Pick(100, 3) != 100 {
+		t.Error("Pick outside quick mode did not return the full value")
+	}
+	t.Setenv(QuickEnv, "1")
+	if Pick(100, 3) != 3 {
+		t.Error("Pick in quick mode did not return the quick value")
+	}
+}
+
+func TestTrainResumesAndCharts(t *testing.T) {
+	t.Setenv(QuickEnv, "")
+	t.Setenv("LONGMEMORY_ROOT", t.TempDir())
+	p := experiments.Preset{Name: "test/tiny", Model: experiments.Model{Kind: "tanh", Hidden: 4},
+		Task:  experiments.Task{Kind: "adding", T: 5},
+		Train: train.Config{Steps: 4, Batch: 3, EvalEvery: 2, EvalBatch: 5, CheckpointEvery: 2, Seed: 2}}
+	first, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Trainer.LastCheckpoint == "" || len(second.Trainer.Log) != 4 {
+		t.Fatalf("second Train did not reload the finished run: checkpoint %q, %d records", second.Trainer.LastCheckpoint, len(second.Trainer.Log))
+	}
+	for i, r := range first.Trainer.Log {
+		if s := second.Trainer.Log[i]; s.Loss != r.Loss {
+			t.Errorf("step %d: reloaded loss %g, trained %g", r.Step, s.Loss, r.Loss)
+		}
+	}
+	// A changed configuration does not resume the old checkpoint.
+	p.Model.Hidden = 5
+	third, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Trainer.Log[0].Loss == first.Trainer.Log[0].Loss {
+		t.Error("a run with another hidden size reused the old log")
+	}
+	svg := LossChart("adding", 0.167, false, first, third).SVG()
+	if strings.Count(svg, "<polyline") != 3 || !strings.Contains(svg, "baseline") {
+		t.Errorf("LossChart: want two runs and the baseline:\n%s", svg)
+	}
+}
