@@ -107,19 +107,19 @@ func (r *Runner) forwardGraph(scope *model.Scope, g *Graph, in []*Node) []*Node 
 }
 
 // backwardGraph: in = [h_in, x, targets, mask, norm, ∂ℒ/∂h_out, accumulated ∂ℒ/∂θ…] →
-// [∂ℒ/∂h_in, accumulated ∂ℒ/∂θ + this chunk's].
+// [loss, accuracy count, ∂ℒ/∂h_in, accumulated ∂ℒ/∂θ + this chunk's].
 func (r *Runner) backwardGraph(scope *model.Scope, g *Graph, in []*Node) []*Node {
 	hIn := in[0]
-	hOut, loss, _ := r.chunkLoss(scope, g, in)
+	hOut, loss, acc := r.chunkLoss(scope, g, in)
 	f := Add(loss, ReduceAllSum(Mul(hOut, in[5])))
 	nodes := []*Node{hIn}
 	for _, v := range r.Vars {
 		nodes = append(nodes, v.NodeValue(g))
 	}
 	grads := Gradient(f, nodes...)
-	out := []*Node{grads[0]}
-	for i, acc := range in[6:] {
-		out = append(out, Add(acc, grads[1+i]))
+	out := []*Node{loss, acc, grads[0]}
+	for i, sum := range in[6:] {
+		out = append(out, Add(sum, grads[1+i]))
 	}
 	return out
 }
@@ -185,8 +185,8 @@ type Result struct {
 	Correct  float64 // masked steps predicted right (classification), else 0
 	Masked   float64 // number of masked steps
 	Grads    []*tensors.Tensor
-	FinalH   *tensors.Tensor // state after the last step, [B, State]
-	Boundary []*tensors.Tensor
+	FinalH   *tensors.Tensor   // state after the last step, [B, State] (Forward only)
+	Boundary []*tensors.Tensor // state at the start of each chunk, [B, State]
 }
 
 // Forward returns the loss (and accuracy counts) of the cell on b without gradients.
@@ -223,12 +223,20 @@ func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
 	chunks := r.chunks(b.Len)
 	type chunkIn struct{ x, y, m *tensors.Tensor }
 	ins := make([]chunkIn, len(chunks))
+	// Forward through the chunks, keeping the boundary states. With gradients, the last
+	// chunk's forward pass is left to the backward graph, which computes it anyway.
+	nFwd := len(chunks)
+	if backward {
+		nFwd--
+	}
 	for k, c := range chunks {
-		h0 := h
-		res.Boundary = append(res.Boundary, h0)
 		x, y, m := chunkInputs(b, c[0], c[1], is64)
 		ins[k] = chunkIn{x, y, m}
-		out, err := r.fwdExec.Call(h0, x, y, m, norm)
+		res.Boundary = append(res.Boundary, h)
+		if k >= nFwd {
+			break
+		}
+		out, err := r.fwdExec.Call(h, x, y, m, norm)
 		if err != nil {
 			return nil, err
 		}
@@ -236,8 +244,8 @@ func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
 		res.Loss += scalar(out[1])
 		res.Correct += scalar(out[2])
 	}
-	res.FinalH = h
 	if !backward {
+		res.FinalH = h
 		return res, nil
 	}
 	// Backward, last chunk first.
@@ -255,7 +263,11 @@ func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
 		if err != nil {
 			return nil, err
 		}
-		g, acc = out[0], out[1:]
+		if k == len(chunks)-1 {
+			res.Loss += scalar(out[0])
+			res.Correct += scalar(out[1])
+		}
+		g, acc = out[2], out[3:]
 	}
 	initGrads, err := r.initGradExec.Call(ref, g)
 	if err != nil {

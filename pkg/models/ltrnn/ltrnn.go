@@ -74,12 +74,12 @@ const NoClip = -1.0
 //
 // Initialisation ([1] §4.1: "The transformation matrices for all models were initialized
 // using a Gaussian distribution with mean 0 and variance 1/√n (where n is the number of
-// incoming connections to each hidden unit)"): U, W and W_P are drawn from N(0, 1/fan-in),
-// i.e. standard deviation 1/√fan-in (fan-in In, N and N/2), reading the paper's "variance
-// 1/√n" as the standard deviation, as papers/README.md does for V; b and b_y are zero.
-// V follows VInit (the Gaussian's scale does not matter for Orthogonal: the projection
-// sets every singular value to 1). When Preset is not nil, Init copies its weights instead
-// of drawing any.
+// incoming connections to each hidden unit)"): U, W and W_P are drawn from N(0, 1/n) with
+// n their fan-in (In, N and N/2), i.e. standard deviation 1/√n. We read the paper's
+// "variance 1/√n" as that standard deviation, as papers/README.md does for V (the A
+// rendering lost the symbol). b and b_y start at zero. V follows VInit; the Gaussian's
+// scale does not matter for Orthogonal, whose projection sets every singular value to 1.
+// When Preset is not nil, Init copies its weights instead and ignores VInit and the rng.
 type Cell struct {
 	In, N, Out int
 	Sigma      Sigma // zero value: Linear
@@ -251,42 +251,43 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	if w.B == nil {
 		w.B = make([]float64, c.N)
 	}
-	vars := []struct {
-		name   string
-		values []float64
-		dims   []int
-	}{
+	if c.Pooling && w.WP == nil {
+		w.WP = make([]float64, c.Out*(c.N/2))
+	}
+	if c.OutputBias && w.BY == nil {
+		w.BY = make([]float64, c.Out)
+	}
+	for _, v := range c.variables(w) {
+		if err := rnn.NewVariable(scope, v.name, c.DType(), v.values, v.dims...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// variables lists the cell's variables with their values taken from w (nil values when
+// only the shapes are needed, as in Build).
+func (c *Cell) variables(w Weights) []variable {
+	vars := []variable{
 		{"U", w.U, []int{c.N, c.In}},
 		{"b", w.B, []int{c.N}},
 		{"V", w.V, []int{c.N, c.N}},
 		{"W", w.W, []int{c.Out, c.N}},
 	}
 	if c.Pooling {
-		if w.WP == nil {
-			w.WP = make([]float64, c.Out*(c.N/2))
-		}
-		vars = append(vars, struct {
-			name   string
-			values []float64
-			dims   []int
-		}{"WP", w.WP, []int{c.Out, c.N / 2}})
+		vars = append(vars, variable{"WP", w.WP, []int{c.Out, c.N / 2}})
 	}
 	if c.OutputBias {
-		if w.BY == nil {
-			w.BY = make([]float64, c.Out)
-		}
-		vars = append(vars, struct {
-			name   string
-			values []float64
-			dims   []int
-		}{"by", w.BY, []int{c.Out}})
+		vars = append(vars, variable{"by", w.BY, []int{c.Out}})
 	}
-	for _, v := range vars {
-		if err := rnn.NewVariable(scope, v.name, c.DType(), v.values, v.dims...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return vars
+}
+
+// variable is one variable Init creates: name, row-major values and shape.
+type variable struct {
+	name   string
+	values []float64
+	dims   []int
 }
 
 // draw returns the random initial weights of the type doc; b, WP of a non-pooling cell
