@@ -6,6 +6,7 @@ require (
 	github.com/gomlx/compute v0.1.2
 	github.com/gomlx/go-xla v0.4.1
 	github.com/gomlx/gomlx v0.28.2
+	github.com/janpfeifer/gonb v0.11.3
 	gonum.org/v1/gonum v0.16.0
 )
 
@@ -19,7 +20,6 @@ require (
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/gx-org/backend v0.3.0 // indirect
 	github.com/gx-org/gx v0.6.1 // indirect
-	github.com/janpfeifer/gonb v0.11.3 // indirect
 	github.com/janpfeifer/must v0.2.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect

@@ -38,7 +38,14 @@ type Model struct {
 var Kinds = []string{"urnn", "lstm", "lstm-peephole", "gru", "tanh", "irnn", "lt-ornn", "lt-irnn"}
 
 // Cell returns the model's cell for in inputs and out outputs per step.
+//
+// LT-RNNs on real-valued inputs (adding, MNIST) get σ = ReLU, as in Henaff et al.'s adding
+// solution (§3.2.1); on categorical inputs (the copy tasks) no nonlinearity (§2.1).
 func (m Model) Cell(in, out int) (rnn.Cell, error) {
+	return m.cell(in, out, false)
+}
+
+func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Hidden < 1 {
 		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)
 	}
@@ -64,6 +71,9 @@ func (m Model) Cell(in, out int) (rnn.Cell, error) {
 			c = ltrnn.NewIRNN(in, m.Hidden, out)
 		}
 		c.Pooling = m.Pooling
+		if realInputs {
+			c.Sigma = ltrnn.ReLU
+		}
 		return c, nil
 	}
 	return nil, fmt.Errorf("experiments: Model.Kind = %q, want one of %s", m.Kind, strings.Join(Kinds, ", "))
@@ -120,7 +130,8 @@ func (p Preset) Build() (rnn.Cell, tasks.Task, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cell, err := p.Model.Cell(task.NumInputs(), task.NumOutputs())
+	real := p.Task.Kind == "adding" || p.Task.Kind == "mnist" || p.Task.Kind == "pmnist"
+	cell, err := p.Model.cell(task.NumInputs(), task.NumOutputs(), real)
 	return cell, task, err
 }
 

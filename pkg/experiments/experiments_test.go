@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -46,6 +47,16 @@ func TestPresetsBuild(t *testing.T) {
 		}
 		if p.Train.Optimizer.LR != tc.lr || p.Train.Optimizer.ClipValue != tc.clip {
 			t.Errorf("%s: LR %g clip %g, want %g and %g", tc.name, p.Train.Optimizer.LR, p.Train.Optimizer.ClipValue, tc.lr, tc.clip)
+		}
+	}
+	for name, want := range map[string]ltrnn.Sigma{"henaff/adding-T400/lt-irnn-128": ltrnn.ReLU, "henaff/copy-T500/lt-ornn-80": ltrnn.Linear} {
+		p, _ := Lookup(name)
+		cell, _, err := p.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cell.(*ltrnn.Cell).Sigma; got != want {
+			t.Errorf("%s: σ = %v, want %v (Henaff §2.1, §3.2.1)", name, got, want)
 		}
 	}
 	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {

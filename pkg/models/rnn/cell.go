@@ -29,6 +29,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 )
 
 // Sizes are the widths a cell works with.
@@ -100,7 +101,8 @@ func Sequence(cell Cell, scope *model.Scope, x *Node) (outputs, states *Node) {
 func Variable(scope *model.Scope, g *Graph, name string) *Node {
 	v := scope.GetVariable(name)
 	if v == nil {
-		panic("rnn: variable " + scope.Scope() + "/" + name + " does not exist: call the cell's Init before Build")
+		// exceptions.Panicf, not panic: GoMLX turns it into an error of the Exec.
+		exceptions.Panicf("rnn: variable %s/%s does not exist: call the cell's Init before Build", scope.Scope(), name)
 	}
 	return v.NodeValue(g)
 }
