@@ -1,0 +1,200 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+)
+
+// Trajectory is what a cell computes on one batch, as plain row-major slices (b the
+// example, t = 0..Len−1 the step, so that index t holds h_{t+1}, the state after reading
+// x_t, as rnn.Unroll returns it):
+//
+//	Outputs    [Batch][Len][Out]    y_t (logits or regression values)
+//	StateNorms [Batch][Len]         ‖h_{t+1}‖₂ over the whole state vector
+//	States     [Batch][Len][State]  h_{t+1}; only with RunOptions.States (it can be large)
+type Trajectory struct {
+	Batch, Len, State, Out int
+	Outputs                []float64
+	StateNorms             []float64
+	States                 []float64
+}
+
+// Output returns y_t of example b, a slice of Out values (shared with Outputs).
+func (tr *Trajectory) Output(b, t int) []float64 {
+	i := (b*tr.Len + t) * tr.Out
+	return tr.Outputs[i : i+tr.Out]
+}
+
+// StateAt returns h_{t+1} of example b (shared with States); it panics without States.
+func (tr *Trajectory) StateAt(b, t int) []float64 {
+	if tr.States == nil {
+		panic("analysis: Trajectory.StateAt: the states were not kept (RunOptions.States)")
+	}
+	i := (b*tr.Len + t) * tr.State
+	return tr.States[i : i+tr.State]
+}
+
+// RunOptions configures Run.
+type RunOptions struct {
+	// Chunk is the number of time steps per graph (one graph is compiled per distinct chunk
+	// length and reused); 0, or a value ≥ the sequence length, unrolls the whole sequence
+	// in one graph with rnn.Sequence. Graph size and build time grow with the chunk.
+	Chunk int
+	// States keeps every state (Batch·Len·State floats); otherwise only their norms.
+	States bool
+}
+
+// Run runs cell, whose variables live under scope, over the inputs of batch b from the
+// cell's initial state and returns its outputs and state norms at every step (and the
+// states with opt.States). Chunks of opt.Chunk steps are run one graph at a time, the
+// last state of a chunk feeding the next, so the result does not depend on the chunk
+// length (up to rounding). Inputs are converted to the cell's dtype.
+func Run(backend compute.Backend, scope *model.Scope, cell rnn.Cell, b *tasks.Batch, opt RunOptions) (*Trajectory, error) {
+	if err := b.Check(); err != nil {
+		return nil, err
+	}
+	sz := cell.Sizes()
+	if b.NumIn != sz.In {
+		return nil, fmt.Errorf("analysis: Run: batch has %d inputs per step, cell %T expects %d", b.NumIn, cell, sz.In)
+	}
+	if opt.Chunk < 0 {
+		return nil, fmt.Errorf("analysis: Run: Chunk = %d, want >= 0 (0 means the whole sequence)", opt.Chunk)
+	}
+	dt := cell.DType()
+	tr := &Trajectory{Batch: b.Size, Len: b.Len, State: sz.State, Out: sz.Out,
+		Outputs:    make([]float64, b.Size*b.Len*sz.Out),
+		StateNorms: make([]float64, b.Size*b.Len),
+	}
+	if opt.States {
+		tr.States = make([]float64, b.Size*b.Len*sz.State)
+	}
+	chunks := chunkRanges(b.Len, opt.Chunk)
+	whole := len(chunks) == 1
+	// The graph: [h_in [B, State],] x [B, C, In] → h_out, outputs [B, C, Out], norms [B, C]
+	// (, states). The whole sequence runs through rnn.Sequence from the cell's h_0.
+	exec, err := model.NewExec(backend, scope.Store(), func(_ *model.Scope, g *Graph, in []*Node) []*Node {
+		var outputs, states *Node
+		if whole {
+			outputs, states = rnn.Sequence(cell, scope, in[0])
+		} else {
+			step := cell.Build(scope, g)
+			states = rnn.Unroll(step, in[1], in[0])
+			outputs = step.Readout(states)
+		}
+		hOut := Squeeze(SliceAxis(states, 1, AxisElem(-1)), 1)
+		res := []*Node{hOut, outputs, Sqrt(ReduceSum(Square(states), -1))}
+		if opt.States {
+			res = append(res, states)
+		}
+		return res
+	})
+	if err != nil {
+		return nil, err
+	}
+	var h *tensors.Tensor
+	if !whole {
+		if h, err = initialState(backend, scope, cell, b.Size); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range chunks {
+		x := tensorOf(dt, batchSlice(b, c[0], c[1]), b.Size, c[1]-c[0], b.NumIn)
+		args := []any{h, x}
+		if whole {
+			args = args[1:]
+		}
+		out, err := exec.Call(args...)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: Run on steps [%d, %d): %w", c[0], c[1], err)
+		}
+		h = out[0]
+		scatter(tr.Outputs, floats(out[1]), b.Size, b.Len, sz.Out, c)
+		scatter(tr.StateNorms, floats(out[2]), b.Size, b.Len, 1, c)
+		if opt.States {
+			scatter(tr.States, floats(out[3]), b.Size, b.Len, sz.State, c)
+		}
+	}
+	return tr, nil
+}
+
+// initialState returns the cell's h_0 for a batch of size B, [B, State].
+func initialState(backend compute.Backend, scope *model.Scope, cell rnn.Cell, B int) (*tensors.Tensor, error) {
+	return model.ExecOnce(backend, scope.Store(), func(_ *model.Scope, g *Graph) *Node {
+		return cell.Build(scope, g).Initial(B)
+	})
+}
+
+// chunkRanges returns the [start, end) step ranges of a sequence of length L cut into
+// chunks of c steps (c = 0 or c ≥ L: one chunk).
+func chunkRanges(L, c int) [][2]int {
+	if c <= 0 || c > L {
+		c = L
+	}
+	var out [][2]int
+	for s := 0; s < L; s += c {
+		out = append(out, [2]int{s, min(s+c, L)})
+	}
+	return out
+}
+
+// batchSlice returns the inputs of steps [start, end) of every example, [B, end−start, NumIn].
+func batchSlice(b *tasks.Batch, start, end int) []float64 {
+	out := make([]float64, 0, b.Size*(end-start)*b.NumIn)
+	for i := range b.Size {
+		for _, v := range b.X[(i*b.Len+start)*b.NumIn : (i*b.Len+end)*b.NumIn] {
+			out = append(out, float64(v))
+		}
+	}
+	return out
+}
+
+// scatter copies chunk values [B, C, width] into dst [B, L, width] at steps c.
+func scatter(dst, src []float64, B, L, width int, c [2]int) {
+	C := c[1] - c[0]
+	for i := range B {
+		copy(dst[(i*L+c[0])*width:(i*L+c[1])*width], src[i*C*width:(i+1)*C*width])
+	}
+}
+
+// tensorOf returns values shaped dims as a tensor of dtype (Float32 or Float64).
+func tensorOf(dt dtypes.DType, values []float64, dims ...int) *tensors.Tensor {
+	if dt == dtypes.Float64 {
+		return tensors.FromFlatDataAndDimensions(values, dims...)
+	}
+	f := make([]float32, len(values))
+	for i, v := range values {
+		f[i] = float32(v)
+	}
+	return tensors.FromFlatDataAndDimensions(f, dims...)
+}
+
+// floats returns the values of a Float32 or Float64 tensor as float64.
+func floats(t *tensors.Tensor) []float64 {
+	if t.DType() == dtypes.Float64 {
+		return tensors.MustCopyFlatData[float64](t)
+	}
+	f := tensors.MustCopyFlatData[float32](t)
+	out := make([]float64, len(f))
+	for i, v := range f {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// norm2 returns the Euclidean norm of v.
+func norm2(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s)
+}

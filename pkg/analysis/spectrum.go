@@ -1,0 +1,126 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/cmplx"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// Spectrum is a named set of eigenvalues, for plotting several matrices in one complex
+// plane (SpectraSVG).
+type Spectrum struct {
+	Name   string
+	Values []complex128
+}
+
+// Eigenvalues returns the n eigenvalues of the n×n row-major matrix a (gonum mat.Eigen,
+// LAPACK dgeev), sorted by angle arg λ ∈ (−π, π] and then by modulus. Complex
+// eigenvalues of a real matrix come in conjugate pairs. It returns an error if
+// len(a) ≠ n² or the factorisation does not converge.
+func Eigenvalues(a []float64, n int) ([]complex128, error) {
+	if n < 1 || len(a) != n*n {
+		return nil, fmt.Errorf("analysis: Eigenvalues: %d values for a %d×%d matrix, want %d", len(a), n, n, n*n)
+	}
+	var e mat.Eigen
+	if !e.Factorize(mat.NewDense(n, n, slices.Clone(a)), mat.EigenNone) {
+		return nil, fmt.Errorf("analysis: Eigenvalues: the eigendecomposition of the %d×%d matrix did not converge", n, n)
+	}
+	v := e.Values(nil)
+	slices.SortFunc(v, func(x, y complex128) int {
+		if c := cmpFloat(cmplx.Phase(x), cmplx.Phase(y)); c != 0 {
+			return c
+		}
+		return cmpFloat(cmplx.Abs(x), cmplx.Abs(y))
+	})
+	return v, nil
+}
+
+func cmpFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// Angles returns arg λ ∈ (−π, π] of each eigenvalue, in the order given.
+func Angles(values []complex128) []float64 {
+	out := make([]float64, len(values))
+	for i, v := range values {
+		out[i] = cmplx.Phase(v)
+	}
+	return out
+}
+
+// SingularValues returns the singular values of the rows×cols row-major matrix a in
+// decreasing order (gonum mat.SVD). The first is the spectral norm ‖a‖₂ = μmax of Galvan
+// eq. 1.69. It returns an error if len(a) ≠ rows·cols or the SVD does not converge.
+func SingularValues(a []float64, rows, cols int) ([]float64, error) {
+	if rows < 1 || cols < 1 || len(a) != rows*cols {
+		return nil, fmt.Errorf("analysis: SingularValues: %d values for a %d×%d matrix, want %d", len(a), rows, cols, rows*cols)
+	}
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(rows, cols, slices.Clone(a)), mat.SVDNone) {
+		return nil, fmt.Errorf("analysis: SingularValues: the SVD of the %d×%d matrix did not converge", rows, cols)
+	}
+	return svd.Values(nil), nil
+}
+
+// Realify returns the real 2n×2n matrix of the complex n×n matrix W = re + i·im acting on
+// states stored as real pairs [Re h | Im h] (the uRNN state layout, urnn.Cell.DenseW):
+//
+//	[Re Wh]   [re  −im] [Re h]
+//	[Im Wh] = [im   re] [Im h]
+//
+// Its eigenvalues are those of W together with their conjugates (each λ of W gives λ and
+// λ̄), its singular values those of W, each twice; a unitary W gives an orthogonal matrix.
+// It returns an error if the rows of re and im do not all have length n.
+func Realify(re, im [][]float64) ([]float64, error) {
+	n := len(re)
+	if len(im) != n {
+		return nil, fmt.Errorf("analysis: Realify: %d real rows and %d imaginary rows, want the same", n, len(im))
+	}
+	out := make([]float64, 4*n*n)
+	for k := range n {
+		if len(re[k]) != n || len(im[k]) != n {
+			return nil, fmt.Errorf("analysis: Realify: row %d has %d real and %d imaginary values, want %d", k, len(re[k]), len(im[k]), n)
+		}
+		for j := range n {
+			out[k*2*n+j] = re[k][j]
+			out[k*2*n+n+j] = -im[k][j]
+			out[(n+k)*2*n+j] = im[k][j]
+			out[(n+k)*2*n+n+j] = re[k][j]
+		}
+	}
+	return out, nil
+}
+
+// VariableMatrix returns the value of the variable name under scope as float64 (row-major)
+// with its dimensions, e.g. the recurrent matrix "W" of rnn.Simple or "V" of an LT-RNN.
+func VariableMatrix(scope *model.Scope, name string) ([]float64, []int, error) {
+	v := scope.GetVariable(name)
+	if v == nil {
+		return nil, nil, fmt.Errorf("analysis: no variable %s/%s: call the cell's Init first", scope.Scope(), name)
+	}
+	t, err := v.Value()
+	if err != nil {
+		return nil, nil, err
+	}
+	return floats(t), slices.Clone(t.Shape().Dimensions), nil
+}
+
+// SpectralRadius returns max |λ| over values.
+func SpectralRadius(values []complex128) float64 {
+	r := 0.0
+	for _, v := range values {
+		r = math.Max(r, cmplx.Abs(v))
+	}
+	return r
+}

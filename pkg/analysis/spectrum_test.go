@@ -1,0 +1,269 @@
+package analysis_test
+
+import (
+	"encoding/xml"
+	"io"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/urnn-notebooks/longmemory/pkg/analysis"
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
+	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+)
+
+// rotation returns the 2×2 rotation by θ, row-major.
+func rotation(theta float64) []float64 {
+	c, s := math.Cos(theta), math.Sin(theta)
+	return []float64{c, -s, s, c}
+}
+
+func TestEigenvaluesAndSingularValues(t *testing.T) {
+	r := rotation(0.7)
+	blockDiag := []float64{ // diag(2·R(0.7), −0.5)
+		2 * r[0], 2 * r[1], 0,
+		2 * r[2], 2 * r[3], 0,
+		0, 0, -0.5,
+	}
+	for _, tc := range []struct {
+		name string
+		a    []float64
+		n    int
+		eig  []complex128 // sorted by angle
+		sv   []float64
+	}{
+		{"identity", rnn.IdentityMatrix(3), 3, []complex128{1, 1, 1}, []float64{1, 1, 1}},
+		{"rotation", r, 2, []complex128{cmplx.Rect(1, -0.7), cmplx.Rect(1, 0.7)}, []float64{1, 1}},
+		{"block diagonal", blockDiag, 3, []complex128{cmplx.Rect(2, -0.7), cmplx.Rect(2, 0.7), -0.5}, []float64{2, 2, 0.5}},
+		{"triangular", []float64{3, 4, 0, 0}, 2, []complex128{0, 3}, []float64{5, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eig, err := analysis.Eigenvalues(tc.a, tc.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range tc.eig {
+				if cmplx.Abs(eig[i]-want) > 1e-12 {
+					t.Errorf("eigenvalue %d = %v, want %v (all: %v)", i, eig[i], want, eig)
+				}
+			}
+			sv, err := analysis.SingularValues(tc.a, tc.n, tc.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range tc.sv {
+				if math.Abs(sv[i]-want) > 1e-12 {
+					t.Errorf("singular value %d = %g, want %g", i, sv[i], want)
+				}
+			}
+		})
+	}
+	if _, err := analysis.Eigenvalues([]float64{1, 2, 3}, 2); err == nil || !strings.Contains(err.Error(), "3 values for a 2×2") {
+		t.Errorf("Eigenvalues of 3 values as 2×2: error %v, want one naming the sizes", err)
+	}
+}
+
+// TestRealify checks the real form of a complex matrix: a diagonal unitary diag(e^{iθ_k})
+// gives an orthogonal matrix whose eigenvalues are e^{±iθ_k}.
+func TestRealify(t *testing.T) {
+	thetas := []float64{0.3, -1.2, 2.5}
+	n := len(thetas)
+	re, im := make([][]float64, n), make([][]float64, n)
+	for k, th := range thetas {
+		re[k], im[k] = make([]float64, n), make([]float64, n)
+		re[k][k], im[k][k] = math.Cos(th), math.Sin(th)
+	}
+	a, err := analysis.Realify(re, im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, _ := analysis.SingularValues(a, 2*n, 2*n)
+	for i, s := range sv {
+		if math.Abs(s-1) > 1e-12 {
+			t.Errorf("singular value %d = %g, want 1 (unitary → orthogonal)", i, s)
+		}
+	}
+	eig, _ := analysis.Eigenvalues(a, 2*n)
+	for _, th := range thetas {
+		for _, want := range []complex128{cmplx.Rect(1, th), cmplx.Rect(1, -th)} {
+			found := false
+			for _, e := range eig {
+				found = found || cmplx.Abs(e-want) < 1e-12
+			}
+			if !found {
+				t.Errorf("eigenvalue %v missing from %v", want, eig)
+			}
+		}
+	}
+}
+
+func TestNewBoundsAndCurve(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		w                   []float64
+		r                   int
+		sp                  float64
+		wmax, mu, tau, fact float64
+	}{
+		{"diagonal", []float64{3, 0, 0, -1}, 2, 1, 3, 3, 6, 3},
+		{"2·rotation, sigmoid", []float64{2 * math.Cos(1), -2 * math.Sin(1), 2 * math.Sin(1), 2 * math.Cos(1)}, 2, 0.25, 2 * math.Sin(1), 2, 2 * 0.25 * 2 * math.Sin(1), 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := analysis.NewBounds(tc.w, tc.r, tc.sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				what      string
+				got, want float64
+			}{{"‖W‖max", b.WMax, tc.wmax}, {"μmax", b.MuMax, tc.mu}, {"τ", b.Tau, tc.tau}, {"σ'max·μmax", b.SV, tc.fact}} {
+				if math.Abs(c.got-c.want) > 1e-12 {
+					t.Errorf("%s = %.15g, want %.15g", c.what, c.got, c.want)
+				}
+			}
+		})
+	}
+	got := analysis.Curve(0.5, []float64{0, 0, 0, 8})
+	for i, want := range []float64{1, 2, 4, 8} {
+		if got[i] != want {
+			t.Errorf("Curve(0.5, last 8)[%d] = %g, want %g", i, got[i], want)
+		}
+	}
+	got = analysis.Curve(2, []float64{1, 1, 1})
+	for i, want := range []float64{7, 3, 1} {
+		if got[i] != want {
+			t.Errorf("Curve(2, ones)[%d] = %g, want %g", i, got[i], want)
+		}
+	}
+	if _, err := analysis.NewBounds([]float64{1}, 1, math.NaN()); err == nil {
+		t.Error("NewBounds with σ'max = NaN: no error")
+	}
+}
+
+// TestRunChunks checks that Run gives the same outputs and state norms in one graph and
+// in chunks, for an LSTM whose learned initial state is not zero (the chunked path must
+// start from the cell's h_0), and that the norms match the kept states.
+func TestRunChunks(t *testing.T) {
+	cell := &lstm.Cell{In: 4, N: 3, Out: 3, Type: dtypes.Float64}
+	scope, b := setup(t, cell, tasks.Copy{T: 5, Symbols: 2, Recall: 2}, 2, 3)
+	rng := rand.New(rand.NewPCG(1, 2))
+	setMatrix(scope, "h0", rnn.Uniform(rng, 3, -1, 1))
+	setMatrix(scope, "c0", rnn.Uniform(rng, 3, -1, 1))
+	be := backend.MustNew()
+	whole, err := analysis.Run(be, scope, cell, b, analysis.RunOptions{States: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunked, err := analysis.Run(be, scope, cell, b, analysis.RunOptions{Chunk: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range whole.Outputs {
+		if math.Abs(whole.Outputs[i]-chunked.Outputs[i]) > 1e-12 {
+			t.Fatalf("output %d: whole %.15g, chunks of 4 %.15g", i, whole.Outputs[i], chunked.Outputs[i])
+		}
+	}
+	for bi := range b.Size {
+		for s := range b.Len {
+			h := whole.StateAt(bi, s)
+			n := math.Sqrt(h[0]*h[0] + h[1]*h[1] + h[2]*h[2] + h[3]*h[3] + h[4]*h[4] + h[5]*h[5])
+			if got := chunked.StateNorms[bi*b.Len+s]; math.Abs(got-n) > 1e-12 {
+				t.Fatalf("‖h‖ of example %d step %d = %.15g, want %.15g from the states", bi, s, got, n)
+			}
+		}
+	}
+	if chunked.States != nil {
+		t.Error("States kept without RunOptions.States")
+	}
+}
+
+// TestPoolingActivations checks the pooled radii and the marker steps on an adding example.
+func TestPoolingActivations(t *testing.T) {
+	cell := &ltrnn.Cell{In: 2, N: 6, Out: 1, Pooling: true, Type: dtypes.Float64}
+	scope, b := setup(t, cell, tasks.Adding{T: 30}, 3, 8)
+	a, err := analysis.PoolingActivations(backend.MustNew(), scope, cell, b, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for s := range b.Len {
+		if b.At(1, s, 1) == 1 {
+			want = append(want, s)
+		}
+	}
+	if len(a.Markers) != 2 || a.Markers[0] != want[0] || a.Markers[1] != want[1] {
+		t.Errorf("Markers = %v, want %v", a.Markers, want)
+	}
+	if len(a.States) != 30 || len(a.Pooled[0]) != 3 {
+		t.Fatalf("got %d steps and %d pooled units, want 30 and 3", len(a.States), len(a.Pooled[0]))
+	}
+	h, p := a.States[17], a.Pooled[17]
+	if want := math.Sqrt(h[2]*h[2] + h[3]*h[3]); math.Abs(p[1]-want) > 1e-14 {
+		t.Errorf("pooled unit 1 at step 17 = %g, want %g", p[1], want)
+	}
+	if p[0] == 0 && p[1] == 0 && p[2] == 0 {
+		t.Error("all pooled activations zero at step 17")
+	}
+}
+
+// svgElements parses svg as XML and counts its elements.
+func svgElements(t *testing.T, svg string) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	d := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return counts
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			counts[se.Name.Local]++
+		}
+	}
+}
+
+func TestFigures(t *testing.T) {
+	eig, _ := analysis.Eigenvalues(rotation(0.5), 2)
+	ones := []float64{1, 0.5, 0.25, math.Inf(1)}
+	act := &analysis.Activations{Pooled: [][]float64{{0, 1}, {1, 1}, {2, 1}}, Markers: []int{1}}
+	for _, tc := range []struct {
+		name  string
+		svg   string
+		elems map[string]int // minimum counts
+		text  []string
+	}{
+		{"grad norms", analysis.GradNormsSVG("g", []analysis.Named{{"measured", ones}}, []analysis.Named{{"bound", ones}}),
+			map[string]int{"polyline": 2}, []string{"stroke-dasharray", "measured", "bound"}},
+		{"spectra", analysis.SpectraSVG("s", analysis.Spectrum{Name: "R", Values: eig}),
+			map[string]int{"circle": 2, "ellipse": 1}, []string{"Re λ"}},
+		{"angles", analysis.AnglesSVG("a", analysis.Spectrum{Name: "R", Values: eig}), map[string]int{"polyline": 1}, nil},
+		{"singular values", analysis.SingularValuesSVG("sv", analysis.Named{Name: "W", Values: []float64{2, 1}}), map[string]int{"polyline": 1}, nil},
+		{"state norms", analysis.StateNormsSVG("n", true, analysis.Named{Name: "h", Values: []float64{1, 2, 3}}), map[string]int{"polyline": 1}, []string{"‖h_t‖"}},
+		{"activations", analysis.ActivationsSVG("p", act, 1), map[string]int{"polyline": 2}, []string{"p0"}},
+		{"activations heat map", analysis.ActivationsHeatmapSVG("p", act), map[string]int{"rect": 6}, []string{">m<"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := svgElements(t, tc.svg)
+			for el, n := range tc.elems {
+				if got[el] < n {
+					t.Errorf("%d <%s> elements, want >= %d", got[el], el, n)
+				}
+			}
+			for _, s := range tc.text {
+				if !strings.Contains(tc.svg, s) {
+					t.Errorf("SVG misses %q", s)
+				}
+			}
+		})
+	}
+}
