@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -123,4 +124,30 @@ func SpectralRadius(values []complex128) float64 {
 		r = math.Max(r, cmplx.Abs(v))
 	}
 	return r
+}
+
+// PowerNorms returns ‖Wⁿ h‖₂ for n = 0, 1, …, steps, where W is the r×r row-major matrix w
+// and h a random unit vector drawn from seed: how a linear recurrence h_t = W h_{t−1}
+// amplifies or forgets its initial state (Barber, "memory decay"). It panics if
+// len(w) ≠ r².
+func PowerNorms(w []float64, r, steps int, seed uint64) []float64 {
+	if len(w) != r*r {
+		panic(fmt.Sprintf("analysis: PowerNorms: %d values for a %d×%d matrix", len(w), r, r))
+	}
+	rng := rand.New(rand.NewPCG(seed, seed))
+	h := make([]float64, r)
+	for i := range h {
+		h[i] = rng.NormFloat64()
+	}
+	v := mat.NewVecDense(r, h)
+	v.ScaleVec(1/mat.Norm(v, 2), v)
+	W := mat.NewDense(r, r, w)
+	out := []float64{1}
+	next := mat.NewVecDense(r, nil)
+	for range steps {
+		next.MulVec(W, v)
+		v, next = next, v
+		out = append(out, mat.Norm(v, 2))
+	}
+	return out
 }

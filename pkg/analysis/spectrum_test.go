@@ -267,3 +267,19 @@ func TestFigures(t *testing.T) {
 		})
 	}
 }
+
+func TestPowerNorms(t *testing.T) {
+	// A rotation keeps the norm; 0.5·I halves it each step.
+	rot := rotation(0.3)
+	for n, v := range analysis.PowerNorms(rot, 2, 20, 1) {
+		if math.Abs(v-1) > 1e-12 {
+			t.Fatalf("rotation: ‖Wⁿh‖ = %g at n = %d, want 1", v, n)
+		}
+	}
+	half := []float64{0.5, 0, 0, 0.5}
+	for n, v := range analysis.PowerNorms(half, 2, 10, 1) {
+		if want := math.Pow(0.5, float64(n)); math.Abs(v-want) > 1e-15 {
+			t.Fatalf("0.5·I: ‖Wⁿh‖ = %g at n = %d, want %g", v, n, want)
+		}
+	}
+}

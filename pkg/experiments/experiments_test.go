@@ -92,7 +92,7 @@ func TestTinyRuns(t *testing.T) {
 	for _, kind := range Kinds {
 		t.Run(kind, func(t *testing.T) {
 			p := Preset{Model: Model{Kind: kind, Hidden: 8}, Task: Task{Kind: "copy", T: 6, Symbols: 3, Recall: 2},
-				Train: train.Config{Steps: 3, Batch: 4, Chunk: 4, EvalEvery: 1, EvalBatch: 4}}
+				Train: train.Config{Steps: 3, Batch: 4, Chunk: 4, EvalEvery: 1, EvalBatch: 4, CheckpointDir: t.TempDir()}}
 			if strings.HasPrefix(kind, "lt-") {
 				p.Model.Pooling = kind == "lt-ornn"
 			}
@@ -114,6 +114,20 @@ func TestTinyRuns(t *testing.T) {
 				if math.IsNaN(r.Loss) || math.IsNaN(r.EvalLoss) || r.Loss <= 0 {
 					t.Errorf("record %+v: want finite positive losses", r)
 				}
+			}
+			// Every kind's variables (the uRNN's int32 permutation included) survive a checkpoint.
+			cell2, task2, _ := p.Build()
+			again, err := train.New(backend.MustNew(), cell2, task2, p.Train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := again.Resume(); !ok || err != nil || again.Step != 3 {
+				t.Fatalf("Resume: %v, %v at step %d; want the checkpoint of step 3", ok, err, again.Step)
+			}
+			l1, _, _ := tr.Evaluate()
+			l2, _, _ := again.Evaluate()
+			if l1 != l2 {
+				t.Errorf("held-out loss %g after Resume, %g before saving", l2, l1)
 			}
 		})
 	}

@@ -81,7 +81,15 @@ func logTicks(lo, hi float64) []float64 {
 		}
 	}
 	if len(decades) >= 3 {
-		return decades
+		// At most about 8 labels: every k-th decade on wide ranges.
+		k := (len(decades) + 7) / 8
+		var out []float64
+		for i, d := range decades {
+			if int(math.Round(d))%k == 0 || (i == 0 && k == 1) {
+				out = append(out, d)
+			}
+		}
+		return out
 	}
 	return all
 }

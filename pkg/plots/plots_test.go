@@ -93,3 +93,17 @@ func TestNiceTicks(t *testing.T) {
 		}
 	}
 }
+
+func TestLogTicksStayFew(t *testing.T) {
+	for _, tc := range []struct{ lo, hi float64 }{{0, 2}, {-30, 0}, {-3, 12}, {-1, -0.3}} {
+		got := logTicks(tc.lo, tc.hi)
+		if len(got) == 0 || len(got) > 9 {
+			t.Errorf("logTicks(%g, %g) = %v: want between 1 and 9 ticks", tc.lo, tc.hi, got)
+		}
+		for _, v := range got {
+			if v < tc.lo-1e-9 || v > tc.hi+1e-9 {
+				t.Errorf("logTicks(%g, %g) = %v: %g out of range", tc.lo, tc.hi, got, v)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
@@ -23,15 +24,51 @@ type checkpoint struct {
 	Vars    []savedVar
 }
 
+// savedVar is one variable; exactly one of the value slices is set, by dtype.
 type savedVar struct {
-	Path string
-	Dims []int
-	F32  []float32
-	F64  []float64
+	Path  string
+	DType string
+	Dims  []int
+	F32   []float32
+	F64   []float64
+	I32   []int32
+	I64   []int64
+}
+
+// save returns the variable's value as a savedVar.
+func save(path string, val *tensors.Tensor) (savedVar, error) {
+	sv := savedVar{Path: path, DType: val.DType().String(), Dims: val.Shape().Dimensions}
+	switch val.DType() {
+	case dtypes.Float32:
+		sv.F32 = tensors.MustCopyFlatData[float32](val)
+	case dtypes.Float64:
+		sv.F64 = tensors.MustCopyFlatData[float64](val)
+	case dtypes.Int32:
+		sv.I32 = tensors.MustCopyFlatData[int32](val)
+	case dtypes.Int64:
+		sv.I64 = tensors.MustCopyFlatData[int64](val)
+	default:
+		return sv, fmt.Errorf("train: checkpoint: variable %s has dtype %s, which checkpoints do not support", path, val.DType())
+	}
+	return sv, nil
+}
+
+// tensor returns the saved value as a tensor.
+func (sv savedVar) tensor() *tensors.Tensor {
+	switch {
+	case sv.F32 != nil:
+		return tensors.FromFlatDataAndDimensions(sv.F32, sv.Dims...)
+	case sv.F64 != nil:
+		return tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...)
+	case sv.I32 != nil:
+		return tensors.FromFlatDataAndDimensions(sv.I32, sv.Dims...)
+	default:
+		return tensors.FromFlatDataAndDimensions(sv.I64, sv.Dims...)
+	}
 }
 
 const (
-	checkpointVersion = 1
+	checkpointVersion = 2
 	checkpointPrefix  = "ckpt-"
 	checkpointSuffix  = ".gob"
 	checkpointsKept   = 2
@@ -54,12 +91,9 @@ func (t *Trainer) Save() error {
 	modelID, taskID := t.identity()
 	ck := checkpoint{Version: checkpointVersion, Model: modelID, Task: taskID, Seed: t.Config.Seed, Step: t.Step, Log: t.Log}
 	for v := range t.Store.RootScope().IterVariables() {
-		val := v.MustValue()
-		sv := savedVar{Path: v.Path(), Dims: val.Shape().Dimensions}
-		if val.DType().Size() == 8 {
-			sv.F64 = tensors.MustCopyFlatData[float64](val)
-		} else {
-			sv.F32 = tensors.MustCopyFlatData[float32](val)
+		sv, err := save(v.Path(), v.MustValue())
+		if err != nil {
+			return err
 		}
 		ck.Vars = append(ck.Vars, sv)
 	}
@@ -157,14 +191,10 @@ func (t *Trainer) Resume() (bool, error) {
 		if fmt.Sprint(v.Shape().Dimensions) != fmt.Sprint(sv.Dims) {
 			return false, fmt.Errorf("train: checkpoint %s: variable %s has shape %v, this run %v", path, sv.Path, sv.Dims, v.Shape().Dimensions)
 		}
-		if (v.DType().Size() == 8) != (sv.F64 != nil) {
-			return false, fmt.Errorf("train: checkpoint %s: variable %s has another dtype than this run's %s", path, sv.Path, v.DType())
+		if sv.DType != v.DType().String() {
+			return false, fmt.Errorf("train: checkpoint %s: variable %s is %s, this run's is %s", path, sv.Path, sv.DType, v.DType())
 		}
-		if sv.F64 != nil {
-			values[i] = tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...)
-		} else {
-			values[i] = tensors.FromFlatDataAndDimensions(sv.F32, sv.Dims...)
-		}
+		values[i] = sv.tensor()
 	}
 	for i, sv := range ck.Vars {
 		t.Store.GetVariable(sv.Path).MustSetValue(values[i])
