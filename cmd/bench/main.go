@@ -1,0 +1,264 @@
+// Command bench measures training-step time, graph build time and peak memory of the
+// project's models on the pure-Go backend (or whatever GOMLX_BACKEND selects), next to the
+// PyTorch reference ../shared/anchors/torch_urnn.py when python3-torch is installed, and
+// prints one table with the ratios. `make bench` runs it.
+//
+// Each configuration runs in its own process, so that its peak resident memory (VmHWM) is
+// its own. A training step is: forward over the whole sequence, backward (chunked BPTT),
+// RMSProp update, batch 20, as in the PyTorch reference.
+//
+//	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk 50] [-json build/bench.json]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
+	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+// DefaultConfigs are the configurations of issue "Performance": the papers' copy models at
+// T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750. Names follow torch_urnn.py.
+const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
+	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
+	"rnn:80:copy:100,rnn:80:copy:500,rnn:80:copy:2000," +
+	"ltrnn:80:copy:100,ltrnn:80:copy:500,ltrnn:80:copy:2000," +
+	"urnn:512:adding:750"
+
+// Result is one configuration's measurement (one JSON object of the output file).
+type Result struct {
+	Model     string  `json:"model"`
+	Hidden    int     `json:"hidden"`
+	Task      string  `json:"task"`
+	T         int     `json:"T"`
+	Batch     int     `json:"batch"`
+	Chunk     int     `json:"chunk"`
+	Backend   string  `json:"backend"`
+	StepMs    float64 `json:"step_ms"`    // median over the timed steps
+	BuildMs   float64 `json:"build_ms"`   // first step minus the median: graph building and compilation
+	StepsPerS float64 `json:"steps_per_s"`
+	PeakMiB   float64 `json:"peak_rss_mib"` // VmHWM of the process
+	TorchMs   float64 `json:"torch_step_ms,omitempty"`
+	Ratio     float64 `json:"ratio_to_torch,omitempty"` // StepMs / TorchMs
+	Loss      float64 `json:"loss"`
+}
+
+func main() {
+	configs := flag.String("configs", DefaultConfigs, "comma-separated model:hidden:task:T, model in urnn|lstm|rnn|ltrnn, task in copy|adding")
+	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
+	chunk := flag.Int("chunk", 50, "BPTT chunk length (0: whole sequence in one graph)")
+	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
+	torchScript := flag.String("torch", "../shared/anchors/torch_urnn.py", "PyTorch reference script ('' to skip)")
+	one := flag.String("one", "", "internal: measure one configuration and print its JSON")
+	flag.Parse()
+	if *one != "" {
+		r, err := measure(*one, *steps, *chunk)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		json.NewEncoder(os.Stdout).Encode(r)
+		return
+	}
+	if err := run(strings.Split(*configs, ","), *steps, *chunk, *jsonOut, *torchScript); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(configs []string, steps, chunk int, jsonOut, torchScript string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var results []Result
+	for _, cfg := range configs {
+		if _, _, _, _, err := parse(cfg); err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		cmd := exec.Command(self, "-one", cfg, "-steps", strconv.Itoa(steps), "-chunk", strconv.Itoa(chunk))
+		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s: %w", cfg, err)
+		}
+		var r Result
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			return fmt.Errorf("%s: %w", cfg, err)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %-22s %9.1f ms/step  build %8.1f ms  peak %6.0f MiB\n", cfg, r.StepMs, r.BuildMs, r.PeakMiB)
+		results = append(results, r)
+	}
+	torch, note := torchTimes(torchScript, configs, steps)
+	for i := range results {
+		if ms, ok := torch[key(results[i])]; ok {
+			results[i].TorchMs = ms
+			results[i].Ratio = results[i].StepMs / ms
+		}
+	}
+	printTable(results, note)
+	if err := os.MkdirAll(filepath.Dir(jsonOut), 0o755); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(results, "", "  ")
+	return os.WriteFile(jsonOut, b, 0o644)
+}
+
+func key(r Result) string { return fmt.Sprintf("%s:%d:%s:%d", r.Model, r.Hidden, r.Task, r.T) }
+
+func parse(cfg string) (model string, hidden int, task string, T int, err error) {
+	f := strings.Split(cfg, ":")
+	if len(f) != 4 {
+		return "", 0, "", 0, fmt.Errorf("config %q: want model:hidden:task:T", cfg)
+	}
+	model, task = f[0], f[2]
+	hidden, err1 := strconv.Atoi(f[1])
+	T, err2 := strconv.Atoi(f[3])
+	switch {
+	case !slices.Contains([]string{"urnn", "lstm", "rnn", "ltrnn"}, model):
+		err = fmt.Errorf("config %q: model %q, want urnn, lstm, rnn or ltrnn", cfg, model)
+	case task != "copy" && task != "adding":
+		err = fmt.Errorf("config %q: task %q, want copy or adding", cfg, task)
+	case err1 != nil || hidden < 1:
+		err = fmt.Errorf("config %q: hidden %q, want a positive integer", cfg, f[1])
+	case err2 != nil || T < 1:
+		err = fmt.Errorf("config %q: T %q, want a positive integer", cfg, f[3])
+	}
+	return
+}
+
+// measure trains one configuration for steps+1 steps and reports the median step time.
+func measure(cfg string, steps, chunk int) (Result, error) {
+	model, n, taskName, T, err := parse(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	var task tasks.Task = tasks.Copy{T: T}
+	if taskName == "adding" {
+		task = tasks.Adding{T: T}
+	}
+	in, out := task.NumInputs(), task.NumOutputs()
+	var cell rnn.Cell
+	switch model {
+	case "urnn":
+		cell = urnn.New(in, n, out)
+	case "lstm":
+		cell = lstm.New(in, n, out) // nn.LSTM: no peephole
+	case "rnn":
+		cell = rnn.NewTanh(in, n, out)
+	case "ltrnn":
+		c := ltrnn.NewORNN(in, n, out) // as torch_urnn.py's LTRNN: relu(U x + b), orthogonal V
+		c.Sigma = ltrnn.ReLU
+		cell = c
+	}
+	b, err := backend.New()
+	if err != nil {
+		return Result{}, err
+	}
+	tr, err := train.New(b, cell, task, train.Config{Steps: steps + 1, Batch: 20, Chunk: chunk, EvalEvery: steps + 1, EvalBatch: 20})
+	if err != nil {
+		return Result{}, err
+	}
+	var times []float64
+	last := time.Now()
+	var loss float64
+	err = tr.Run(context.Background(), func(r train.Record) {
+		times = append(times, float64(time.Since(last).Microseconds())/1000)
+		loss = r.Loss
+		last = time.Now()
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	// The last step also evaluates the held-out batch: leave it out of the median.
+	timed := slices.Clone(times[1 : len(times)-1])
+	if len(timed) == 0 {
+		timed = times[1:]
+	}
+	slices.Sort(timed)
+	med := timed[len(timed)/2]
+	return Result{Model: model, Hidden: n, Task: taskName, T: T, Batch: 20, Chunk: chunk, Backend: b.Name(),
+		StepMs: med, BuildMs: max(0, times[0]-med), StepsPerS: 1000 / med, PeakMiB: peakMiB(), Loss: loss}, nil
+}
+
+// peakMiB returns the process's peak resident set size (VmHWM) in MiB, or 0 if unknown.
+func peakMiB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// torchTimes runs the PyTorch reference on the same configurations and returns the step
+// time per configuration, or a note saying why there is none.
+func torchTimes(script string, configs []string, steps int) (map[string]float64, string) {
+	if script == "" {
+		return nil, "PyTorch reference skipped (-torch '')"
+	}
+	if _, err := os.Stat(script); err != nil {
+		return nil, fmt.Sprintf("PyTorch reference not run: %s not found", script)
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import torch").Run(); err != nil {
+		return nil, "PyTorch reference not run: /usr/bin/python3 has no torch (apt-get install python3-torch)"
+	}
+	cmd := exec.Command("/usr/bin/python3", script, "--configs", strings.Join(configs, ","), "--steps", strconv.Itoa(steps))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Sprintf("PyTorch reference failed: %v", err)
+	}
+	times := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			Model  string  `json:"model"`
+			Hidden int     `json:"hidden"`
+			Task   string  `json:"task"`
+			T      int     `json:"T"`
+			StepMs float64 `json:"step_ms"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil {
+			times[fmt.Sprintf("%s:%d:%s:%d", r.Model, r.Hidden, r.Task, r.T)] = r.StepMs
+		}
+	}
+	return times, "PyTorch reference: ../shared/anchors/torch_urnn.py, CPU, 2 threads, same run"
+}
+
+func printTable(results []Result, note string) {
+	fmt.Printf("%-8s %6s %-7s %5s %6s %10s %10s %8s %9s %10s %7s\n", "model", "hidden", "task", "T", "chunk",
+		"step ms", "build ms", "steps/s", "peak MiB", "torch ms", "ratio")
+	for _, r := range results {
+		torch, ratio := "-", "-"
+		if r.TorchMs > 0 {
+			torch, ratio = fmt.Sprintf("%.1f", r.TorchMs), fmt.Sprintf("%.2f×", r.Ratio)
+		}
+		fmt.Printf("%-8s %6d %-7s %5d %6d %10.1f %10.1f %8.2f %9.0f %10s %7s\n", r.Model, r.Hidden, r.Task, r.T, r.Chunk,
+			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, torch, ratio)
+	}
+	fmt.Println(note)
+}

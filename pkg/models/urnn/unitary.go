@@ -1,0 +1,137 @@
+package urnn
+
+import (
+	"math"
+
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+// unitary is W = D3 R2 F⁻¹ D2 Π R1 F D1 ([1] §2, eq. 7) built into one graph, with all
+// per-parameter work (cos/sin of θ, normalised reflections, the folded DFT matrices,
+// or the whole matrix for DenseW) done once in newUnitary.
+type unitary struct {
+	n    int
+	impl Impl
+	fs   fourStep
+	d    [3]diag     // D_k = diag(cos θ_k + i sin θ_k)
+	v    [2][2]*Node // normalised reflection vectors (Re, Im), [n] each
+	perm []int
+
+	// FourStep: R1 on the spectrum ([2, 2, n2, n1], [2, n2, n1, 2]), R_{D3 v2} on the state, and the
+	// gather indices of Π from the spectrum layout to stage A's input layout.
+	p1, q1  *Node // R1 on the spectrum [2, n2, n1, batch]: s = p1·u, u − q1·s
+	p2, q2  *Node // R_{D3 v2} in state layout, [2n, 2] and [2, 2n]
+	permIdx *Node
+	a1, b1  *Node               // F with D1 folded: matA, matB
+	a2, b2  *Node               // F⁻¹ with D2 and D3 folded: matA, matBDiag
+	wRows   *Node               // DenseW: the real matrix with state·wRows = W state, [2n, 2n]
+	custom  func(h *Node) *Node // apply of a test-only variant (variants_test.go)
+}
+
+// testImpls are implementations used only by the tests and benchmarks (variants_test.go).
+var testImpls map[Impl]func(u *unitary, like *Node) func(h *Node) *Node
+
+func newUnitary(n int, theta, reflection *Node, perm []int, impl Impl) *unitary {
+	u := &unitary{n: n, impl: impl, fs: newFourStep(n), perm: perm}
+	for k := range 3 {
+		t := Squeeze(SliceAxis(theta, 0, AxisElem(k)), 0)
+		u.d[k] = diag{Cos(t), Sin(t)}
+	}
+	for k := range 2 {
+		vr := Squeeze(Slice(reflection, AxisElem(k), AxisElem(0)), 0, 1)
+		vi := Squeeze(Slice(reflection, AxisElem(k), AxisElem(1)), 0, 1)
+		inv := Reciprocal(Sqrt(ReduceAllSum(Add(Mul(vr, vr), Mul(vi, vi)))))
+		u.v[k] = [2]*Node{Mul(vr, inv), Mul(vi, inv)}
+	}
+	// R2 is applied after D3: D3 R2 = R_{D3 v2} D3 (D3 is unitary).
+	v2r, v2i := cmul(u.v[1][0], u.v[1][1], u.d[2].cos, u.d[2].sin)
+	u.p2 = reflectionRows(v2r, v2i)
+	u.q2 = MulScalar(Transpose(u.p2, 0, 1), 2)
+	switch impl {
+	case FourStep, DenseW:
+		fs := u.fs
+		// R1 on the spectrum [2n, batch] (index c·n + k): s = p1·u, u − q1·s.
+		rows := reflectionRows(u.v[0][0], u.v[0][1]) // [2n, 2]
+		u.p1 = Reshape(Transpose(rows, 0, 1), 2, 2, fs.n2, fs.n1)
+		u.q1 = Reshape(MulScalar(rows, 2), 2, fs.n2, fs.n1, 2)
+		// Π maps the spectrum [c, k2, k1] (k = k1 + n1 k2) to the input of F⁻¹'s stage A,
+		// [j2, c, j1] (j = n2 j1 + j2): in_j = spectrum_{perm[j]}.
+		idx := make([]int32, 0, 2*n*3)
+		for j2 := range fs.n2 {
+			for c := range 2 {
+				for j1 := range fs.n1 {
+					k := perm[fs.n2*j1+j2]
+					idx = append(idx, int32(c), int32(k/fs.n1), int32(k%fs.n1))
+				}
+			}
+		}
+		g, dt := theta.Graph(), theta.DType()
+		u.permIdx = Reshape(Const(g, idx), fs.n2, 2, fs.n1, 3)
+		scale := 1 / math.Sqrt(float64(n))
+		u.a1, u.b1 = fs.matA(g, dt, -1, scale, &u.d[0]), fs.matB(g, dt, -1)
+		u.a2, u.b2 = fs.matA(g, dt, +1, scale, &u.d[1]), fs.matBDiag(g, dt, +1, u.d[2])
+	}
+	switch impl {
+	case DenseW:
+		u.wRows = u.fourStep(identity(theta, 2*n))
+	default:
+		if prep := testImpls[impl]; prep != nil {
+			u.custom = prep(u, theta)
+		}
+	}
+	return u
+}
+
+// identity returns the real [m, m] identity in the dtype of like.
+func identity(like *Node, m int) *Node {
+	v := make([]float64, m*m)
+	for i := range m {
+		v[i*m+i] = 1
+	}
+	return Reshape(ConstAsDType(like.Graph(), like.DType(), v), m, m)
+}
+
+// reflectionRows returns P [2n, 2] for the unit vector v = (vr, vi) such that, for states
+// u [batch, 2n] = [Re | Im], u·P = [Re v*u, Im v*u]; R_v u = u − 2 (u·P)·Pᵀ.
+func reflectionRows(vr, vi *Node) *Node {
+	return Stack([]*Node{Concatenate([]*Node{vr, vi}, 0), Concatenate([]*Node{Neg(vi), vr}, 0)}, 1)
+}
+
+// apply returns W h for states h [batch, 2n].
+func (u *unitary) apply(h *Node) *Node {
+	switch u.impl {
+	case DenseW:
+		return MatMul(h, u.wRows)
+	case FourStep:
+		return u.fourStep(h)
+	case Native:
+		return u.native(h)
+	}
+	if u.custom != nil {
+		return u.custom(h)
+	}
+	panic("urnn: unknown Impl " + u.impl.String())
+}
+
+// fourStep applies W to h [batch, 2n]: D1 and the twiddles fold into stage A of F, R1
+// acts on the spectrum, Π and the layout change are one gather, D2 folds into stage A of
+// F⁻¹ and D3 into its stage B, and R2 is applied last as R_{D3 v2}. Every DotGeneral has
+// its batch axes first and contracting axes last (lhs) and first or last (rhs), the
+// layouts the Go backend multiplies without transposing; three Transposes move the
+// batch axis last at the start, and k1 first and the batch first again in F⁻¹.
+func (u *unitary) fourStep(h *Node) *Node {
+	fs, n := u.fs, u.n
+	batch := h.Shape().Dim(0)
+	x := TransposeAllAxes(Reshape(h, batch, 2, fs.n1, fs.n2), 3, 1, 2, 0) // [j2, c, j1, batch]
+	spec := stageB(u.b1, stageA(u.a1, x, 1, 2, 0))                        // F D1 h as [2, n2, n1, batch]
+	s := DotGeneral(u.p1, []int{1, 2, 3}, nil, spec, []int{0, 1, 2}, nil) // v1* u, [2, batch]
+	spec = Sub(spec, DotGeneral(u.q1, []int{3}, nil, s, []int{0}, nil))   // R1
+	x = Gather(spec, u.permIdx)                                           // Π, as [j2, c, j1, batch]
+	y := TransposeAllAxes(stageA(u.a2, x, 1, 2, 0), 2, 0, 1, 3)           // [k1, j2, d, batch]
+	out := stageBDiag(u.b2, y)                                            // D3 F⁻¹ D2 Π R1 F D1 h as [k1, e, k2, batch]
+	out = Reshape(TransposeAllAxes(out, 3, 1, 2, 0), batch, 2*n)
+	return reflect(out, u.p2, u.q2)
+}
+
+// reflect returns u − (u·p)·q for states u [batch, 2n], p [2n, 2], q = 2pᵀ.
+func reflect(x, p, q *Node) *Node { return Sub(x, MatMul(MatMul(x, p), q)) }
