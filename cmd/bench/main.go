@@ -51,8 +51,8 @@ type Result struct {
 	Batch     int     `json:"batch"`
 	Chunk     int     `json:"chunk"`
 	Backend   string  `json:"backend"`
-	StepMs    float64 `json:"step_ms"`    // median over the timed steps
-	BuildMs   float64 `json:"build_ms"`   // first step minus the median: graph building and compilation
+	StepMs    float64 `json:"step_ms"`  // median over the timed steps
+	BuildMs   float64 `json:"build_ms"` // first step minus the median: graph building and compilation
 	StepsPerS float64 `json:"steps_per_s"`
 	PeakMiB   float64 `json:"peak_rss_mib"` // VmHWM of the process
 	TorchMs   float64 `json:"torch_step_ms,omitempty"`
