@@ -16,25 +16,18 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
-// matrixOf runs f on the n complex basis vectors e_j ((re, im) = (I, 0)) in dtype and
-// returns the complex n×n matrix M[k][j] = (f e_j)_k.
+// matrixOf is MatrixOf as [][]complex128, failing the test on error.
 func matrixOf(t testing.TB, dtype dtypes.DType, n int, f func(re, im *Node) (*Node, *Node)) [][]complex128 {
 	t.Helper()
-	eye := make([]float64, n*n)
-	for i := range n {
-		eye[i*n+i] = 1
+	re, im, err := MatrixOf(backend.MustNew(), nil, n, dtype, nil, f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := MustExecOnceN(backend.MustNew(), func(g *Graph) []*Node {
-		re := Reshape(ConstAsDType(g, dtype, eye), n, n)
-		oRe, oIm := f(re, ZerosLike(re))
-		return []*Node{ConvertDType(oRe, dtypes.Float64), ConvertDType(oIm, dtypes.Float64)}
-	})
-	re, im := tensors.MustCopyFlatData[float64](out[0]), tensors.MustCopyFlatData[float64](out[1])
 	m := make([][]complex128, n)
 	for k := range n {
 		m[k] = make([]complex128, n)
 		for j := range n {
-			m[k][j] = complex(re[j*n+k], im[j*n+k]) // row j of the output is f(e_j)
+			m[k][j] = complex(re[k][j], im[k][j])
 		}
 	}
 	return m
