@@ -118,7 +118,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logPath, runPath := filepath.Join(*out, "log.csv"), filepath.Join(*out, "run.json")
-	if _, err := os.Stat(logPath); err == nil && !*resume {
+	if !*resume && hasRun(*out) {
 		return fmt.Errorf("train: %s already holds a run; pass -resume to continue it or choose another -out", *out)
 	}
 	b, err := backend.New()
@@ -156,6 +156,12 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 		if !math.IsNaN(r.EvalLoss) {
 			lastEval = r.EvalLoss
 		}
+		if r.Step%tr.Config.CheckpointEvery == 0 {
+			// Keep the log in step with the checkpoints, so an interrupted run can be plotted.
+			if err := writeLog(logPath, tr.Log); err != nil {
+				fmt.Fprintln(stderr, "longmemory:", err)
+			}
+		}
 		if *quiet || (time.Since(last) < time.Second && r.Step != p.Train.Steps) {
 			return
 		}
@@ -178,6 +184,15 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: %d steps, held-out loss %.4f (baseline %.4f), log %s\n", p.Name, tr.Step, lastEval, tk.Baseline(), logPath)
 	return nil
+}
+
+// hasRun reports whether dir holds a training log or checkpoints.
+func hasRun(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "log.csv")); err == nil {
+		return true
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "checkpoints"))
+	return len(entries) > 0
 }
 
 // bar draws a progress bar of width w.

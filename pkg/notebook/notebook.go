@@ -136,3 +136,49 @@ func Show(svg string) {
 	gonbui.DisplaySvg(svg)
 	gonbui.Sync()
 }
+
+// Sized returns preset p at task length T (ignored by the MNIST tasks; 0 keeps p's) and
+// with steps training steps, renamed (suffix "@T<T>x<steps>") so that its checkpoints are
+// its own. A notebook's settings cell chooses T and steps; full-size runs use p unchanged.
+func Sized(p experiments.Preset, T, steps int) experiments.Preset {
+	if T > 0 {
+		p.Task.T = T
+	}
+	p.Train.Steps = steps
+	p.Name = fmt.Sprintf("%s@T%dx%d", p.Name, p.Task.T, steps)
+	return p
+}
+
+// TrainAll trains the presets one after the other (see Train) and returns their runs.
+func TrainAll(presets ...experiments.Preset) ([]*Run, error) {
+	var runs []*Run
+	for _, p := range presets {
+		r, err := Train(p)
+		if err != nil {
+			return runs, fmt.Errorf("%s: %w", p.Name, err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// Summary returns one line per run: final held-out loss (and accuracy for classification)
+// against the baseline, steps and wall time.
+func Summary(runs ...*Run) string {
+	var b strings.Builder
+	for _, r := range runs {
+		log := r.Trainer.Log
+		if len(log) == 0 {
+			fmt.Fprintf(&b, "%-16s not trained\n", r.Name)
+			continue
+		}
+		last := log[len(log)-1]
+		acc := ""
+		if !math.IsNaN(last.EvalAccuracy) {
+			acc = fmt.Sprintf(", accuracy %.1f%%", 100*last.EvalAccuracy)
+		}
+		fmt.Fprintf(&b, "%-16s held-out loss %.4f (baseline %.4f)%s after %d steps, %.0f s\n",
+			r.Name, last.EvalLoss, r.Baseline, acc, last.Step, last.Seconds)
+	}
+	return b.String()
+}

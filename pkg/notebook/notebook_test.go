@@ -55,3 +55,24 @@ func TestTrainResumesAndCharts(t *testing.T) {
 		t.Errorf("LossChart: want two runs and the baseline:\n%s", svg)
 	}
 }
+
+func TestSizedAndSummary(t *testing.T) {
+	p, err := experiments.Lookup("arjovsky/copy-T100/urnn-128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Sized(p, 30, 7)
+	if q.Task.T != 30 || q.Train.Steps != 7 || q.Name == p.Name || p.Task.T != 100 {
+		t.Errorf("Sized: %+v (original %+v)", q, p)
+	}
+	t.Setenv(QuickEnv, "1")
+	small := Sized(experiments.Preset{Name: "test/sum", Model: experiments.Model{Kind: "tanh", Hidden: 4},
+		Task: experiments.Task{Kind: "copy", T: 3, Symbols: 2, Recall: 2}, Train: train.Config{Batch: 2, EvalEvery: 1, EvalBatch: 3}}, 0, 2)
+	runs, err := TrainAll(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Summary(runs...); !strings.Contains(s, "accuracy") || !strings.Contains(s, "after 2 steps") {
+		t.Errorf("Summary = %q", s)
+	}
+}
