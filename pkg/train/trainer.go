@@ -133,12 +133,18 @@ func (t *Trainer) Batch(s int) (*tasks.Batch, error) {
 
 // Evaluate returns the loss and accuracy (NaN for regression) on the held-out batch.
 func (t *Trainer) Evaluate() (loss, accuracy float64, err error) {
-	res, err := t.Runner.Forward(t.eval)
+	return t.EvaluateBatch(t.eval)
+}
+
+// EvaluateBatch returns the loss and accuracy (share of masked steps predicted right; NaN
+// for regression) of the current model on b, e.g. a test set.
+func (t *Trainer) EvaluateBatch(b *tasks.Batch) (loss, accuracy float64, err error) {
+	res, err := t.Runner.Forward(b)
 	if err != nil {
 		return 0, 0, err
 	}
 	accuracy = math.NaN()
-	if t.eval.Labels != nil {
+	if b.Labels != nil {
 		accuracy = res.Correct / res.Masked
 	}
 	return res.Loss, accuracy, nil
