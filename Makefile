@@ -21,7 +21,7 @@ KERNEL_PATH := $(dir $(shell command -v $(GO))):/usr/local/bin:/usr/bin:/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update docker clean
+.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench docker clean
 
 setup: debs tools kernels
 
@@ -92,6 +92,15 @@ notebooks-update: setup
 		echo "notebooks-update: $$nb took $$(( $$(date +%s) - start )) s"; \
 	done
 	$(GO) run ./cmd/nbcheck $(NOTEBOOKS)
+
+# Training-step time, build time and peak memory of the models against the PyTorch reference
+# (../shared/anchors/torch_urnn.py, Debian python3-torch, installed here when missing), one table
+# and build/bench.json. Not part of `make test`.
+bench: tools
+	@dpkg -s python3-torch >/dev/null 2>&1 || { echo "bench: installing Debian package python3-torch"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-torch >/dev/null; }
+	$(GO) build -o bin/bench ./cmd/bench
+	bin/bench -json build/bench.json
 
 docker:
 	docker build -f docker/Dockerfile -t longmemory .

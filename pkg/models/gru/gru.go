@@ -53,12 +53,10 @@ package gru
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/support/exceptions"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
@@ -98,11 +96,7 @@ func (c *Cell) NumParams() int {
 }
 
 // variable is one variable of the cell: its name, shape and initial values.
-type variable struct {
-	name   string
-	dims   []int
-	values []float64
-}
+type variable = rnn.Var
 
 // variables lists the cell's variables; with rng nil the values are left out (used by
 // Build to check shapes).
@@ -123,12 +117,12 @@ func (c *Cell) variables(rng *rand.Rand) []variable {
 		u = rnn.GlorotUniform(rng, n, c.Out)
 	}
 	return []variable{
-		{"V", []int{numGates, c.In, n}, perGate(c.In)},
-		{"W", []int{numGates, n, n}, perGate(n)},
-		{"b", []int{numGates, n}, make([]float64, numGates*n)},
-		{"U", []int{n, c.Out}, u},
-		{"bo", []int{c.Out}, make([]float64, c.Out)},
-		{"h0", []int{n}, make([]float64, n)},
+		{Name: "V", Dims: []int{numGates, c.In, n}, Values: perGate(c.In)},
+		{Name: "W", Dims: []int{numGates, n, n}, Values: perGate(n)},
+		{Name: "b", Dims: []int{numGates, n}, Values: make([]float64, numGates*n)},
+		{Name: "U", Dims: []int{n, c.Out}, Values: u},
+		{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
+		{Name: "h0", Dims: []int{n}, Values: make([]float64, n)},
 	}
 }
 
@@ -141,12 +135,7 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	if dt := c.DType(); dt != dtypes.Float32 && dt != dtypes.Float64 {
 		return fmt.Errorf("gru.Cell: Type = %s, want Float32 or Float64", dt)
 	}
-	for _, v := range c.variables(rng) {
-		if err := rnn.NewVariable(scope, v.name, c.DType(), v.values, v.dims...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return rnn.CreateVariables(scope, c.DType(), c.variables(rng))
 }
 
 // Build implements rnn.Cell. It panics if Init was not called or created variables of
@@ -154,15 +143,7 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 // [In, 3N] (blocks z|r|h̃), b flattened to [3N], W split into W_zr [N, 2N] (blocks z|r)
 // and W_h [N, N].
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
-	nodes := map[string]*Node{}
-	for _, v := range c.variables(nil) {
-		x := rnn.Variable(scope, g, v.name)
-		if !slices.Equal(x.Shape().Dimensions, v.dims) {
-			exceptions.Panicf("gru: variable %s/%s has shape %s, want dimensions %v for %+v: Init with this configuration",
-				scope.Scope(), v.name, x.Shape(), v.dims, *c)
-		}
-		nodes[v.name] = x
-	}
+	nodes := rnn.ReadVariables(scope, g, c.variables(nil), c)
 	n, w := c.N, nodes["W"]
 	return &step{
 		n:   n,

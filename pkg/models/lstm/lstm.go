@@ -65,12 +65,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/support/exceptions"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
@@ -137,11 +135,7 @@ func (c *Cell) check() error {
 }
 
 // variable is one variable of the cell: its name, shape and initial values.
-type variable struct {
-	name   string
-	dims   []int
-	values []float64
-}
+type variable = rnn.Var
 
 // variables lists the cell's variables; with rng nil the values are left out (used by
 // Build to check shapes).
@@ -164,22 +158,22 @@ func (c *Cell) variables(rng *rand.Rand) []variable {
 		return rnn.GlorotUniform(rng, fanIn, fanOut)
 	}
 	vars := []variable{
-		{"V", []int{numGates, c.In, n}, perGate(c.In)},
-		{"W", []int{numGates, n, n}, perGate(n)},
+		{Name: "V", Dims: []int{numGates, c.In, n}, Values: perGate(c.In)},
+		{Name: "W", Dims: []int{numGates, n, n}, Values: perGate(n)},
 	}
 	if c.Peephole {
-		vars = append(vars, variable{"P", []int{n, n}, glorot(n, n)})
+		vars = append(vars, variable{Name: "P", Dims: []int{n, n}, Values: glorot(n, n)})
 	}
 	b := make([]float64, numGates*n)
 	for j := range n {
 		b[GateF*n+j] = c.ForgetBias
 	}
 	return append(vars,
-		variable{"b", []int{numGates, n}, b},
-		variable{"U", []int{n, c.Out}, glorot(n, c.Out)},
-		variable{"bo", []int{c.Out}, make([]float64, c.Out)},
-		variable{"h0", []int{n}, make([]float64, n)},
-		variable{"c0", []int{n}, make([]float64, n)},
+		variable{Name: "b", Dims: []int{numGates, n}, Values: b},
+		variable{Name: "U", Dims: []int{n, c.Out}, Values: glorot(n, c.Out)},
+		variable{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
+		variable{Name: "h0", Dims: []int{n}, Values: make([]float64, n)},
+		variable{Name: "c0", Dims: []int{n}, Values: make([]float64, n)},
 	)
 }
 
@@ -190,12 +184,7 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	for _, v := range c.variables(rng) {
-		if err := rnn.NewVariable(scope, v.name, c.DType(), v.values, v.dims...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return rnn.CreateVariables(scope, c.DType(), c.variables(rng))
 }
 
 // Build implements rnn.Cell. It panics if Init was not called or created variables of
@@ -203,15 +192,7 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 // rearranged to [In, 4N] and [N, 4N] (gate blocks i|f|o|g side by side), b flattened to
 // [4N], and the initial state [h0 | c0].
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
-	nodes := map[string]*Node{}
-	for _, v := range c.variables(nil) {
-		x := rnn.Variable(scope, g, v.name)
-		if !slices.Equal(x.Shape().Dimensions, v.dims) {
-			exceptions.Panicf("lstm: variable %s/%s has shape %s, want dimensions %v for %+v: Init with this configuration",
-				scope.Scope(), v.name, x.Shape(), v.dims, *c)
-		}
-		nodes[v.name] = x
-	}
+	nodes := rnn.ReadVariables(scope, g, c.variables(nil), c)
 	n := c.N
 	s := &step{
 		n:  n,

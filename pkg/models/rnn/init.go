@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 )
 
 // NewVariable creates the variable name under scope holding values (row-major, shaped dims)
@@ -73,4 +76,39 @@ func CheckSizes(pkg string, named ...any) error {
 		}
 	}
 	return nil
+}
+
+// Var is one variable of a cell: its name, shape and initial values (nil when only the
+// shape matters, as when Build checks shapes).
+type Var struct {
+	Name   string
+	Dims   []int
+	Values []float64
+}
+
+// CreateVariables stores every variable of vars under scope in dtype (NewVariable).
+func CreateVariables(scope *model.Scope, dtype dtypes.DType, vars []Var) error {
+	for _, v := range vars {
+		if err := NewVariable(scope, v.Name, dtype, v.Values, v.Dims...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadVariables returns the nodes of vars under scope in g, by name. It panics (through
+// exceptions.Panicf, so that GoMLX reports it) when a variable is missing or its shape is
+// not its Var's, naming the variable and the cell configuration cfg: Init ran with
+// another configuration.
+func ReadVariables(scope *model.Scope, g *Graph, vars []Var, cfg any) map[string]*Node {
+	nodes := make(map[string]*Node, len(vars))
+	for _, v := range vars {
+		x := Variable(scope, g, v.Name)
+		if !slices.Equal(x.Shape().Dimensions, v.Dims) {
+			exceptions.Panicf("%T: variable %s/%s has shape %s, want dimensions %v for %+v: Init with this configuration",
+				cfg, scope.Scope(), v.Name, x.Shape(), v.Dims, cfg)
+		}
+		nodes[v.Name] = x
+	}
+	return nodes
 }
