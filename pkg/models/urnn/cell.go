@@ -10,6 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
@@ -146,17 +147,17 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 func (c *Cell) Perm(scope *model.Scope) []int {
 	v := scope.GetVariable("perm")
 	if v == nil {
-		panic("urnn: variable " + scope.Scope() + "/perm does not exist: call the cell's Init before Build")
+		exceptions.Panicf("urnn: variable %s/perm does not exist: call the cell's Init before Build", scope.Scope())
 	}
 	p := tensors.MustCopyFlatData[int32](v.MustValue())
 	if len(p) != c.N {
-		panic(fmt.Sprintf("urnn: variable perm has %d entries, want N = %d", len(p), c.N))
+		exceptions.Panicf("urnn: variable perm has %d entries, want N = %d", len(p), c.N)
 	}
 	seen := make([]bool, c.N)
 	out := make([]int, c.N)
 	for i, x := range p {
 		if x < 0 || int(x) >= c.N || seen[x] {
-			panic(fmt.Sprintf("urnn: perm[%d] = %d is out of [0, %d) or repeated: not a permutation", i, x, c.N))
+			exceptions.Panicf("urnn: perm[%d] = %d is out of [0, %d) or repeated: not a permutation", i, x, c.N)
 		}
 		seen[x] = true
 		out[i] = int(x)
@@ -171,7 +172,7 @@ func (c *Cell) Perm(scope *model.Scope) []int {
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	impl, err := c.resolveImpl(g.Backend())
 	if err != nil {
-		panic(err.Error())
+		exceptions.Panicf("%v", err) // through exceptions, so that an Exec reports it instead of hanging
 	}
 	s := &step{
 		cell: c, impl: impl,

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/support/exceptions"
 )
 
 // unitary is W = D3 R2 F⁻¹ D2 Π R1 F D1 ([1] §2, eq. 7) built into one graph, with all
@@ -110,7 +111,8 @@ func (u *unitary) apply(h *Node) *Node {
 	if u.custom != nil {
 		return u.custom(h)
 	}
-	panic("urnn: unknown Impl " + u.impl.String())
+	exceptions.Panicf("urnn: unknown Impl %s", u.impl)
+	return nil
 }
 
 // fourStep applies W to h [batch, 2n]: D1 and the twiddles fold into stage A of F, R1
