@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -78,12 +77,11 @@ func HiddenGradNorms(backend compute.Backend, scope *model.Scope, cell rnn.Cell,
 	if err != nil {
 		return nil, err
 	}
-	chunks := chunkRanges(b.Len, chunk)
+	chunks := train.Chunks(b.Len, chunk)
 	type chunkIn struct{ h, x, y, m *tensors.Tensor }
 	ins := make([]chunkIn, len(chunks))
 	for k, c := range chunks {
-		x := tensorOf(dt, batchSlice(b, c[0], c[1]), b.Size, c[1]-c[0], b.NumIn)
-		y, m := targetsSlice(b, c[0], c[1], dt)
+		x, y, m := train.ChunkTensors(b, c[0], c[1], dt)
 		ins[k] = chunkIn{h, x, y, m}
 		if k == len(chunks)-1 {
 			break
@@ -133,30 +131,4 @@ func backwardChunk(step rnn.Step, in []*Node) []*Node {
 	grads := Gradient(f, append([]*Node{hIn, stacked}, states...)...)
 	frob := func(g *Node) *Node { return Sqrt(ReduceSum(Square(g), 0, 2)) } // [B, C, S] → [C]
 	return []*Node{grads[0], frob(Stack(grads[2:], 1)), frob(grads[1]), loss}
-}
-
-// targetsSlice returns the targets and mask of steps [start, end) as tensors: int32 labels
-// [B, C] (classification) or the regression targets [B, 1] in dtype, and the mask [B, C].
-func targetsSlice(b *tasks.Batch, start, end int, dt dtypes.DType) (targets, mask *tensors.Tensor) {
-	C := end - start
-	m := make([]float64, 0, b.Size*C)
-	var labels []int32
-	for i := range b.Size {
-		for _, v := range b.Mask[i*b.Len+start : i*b.Len+end] {
-			m = append(m, float64(v))
-		}
-		if b.Labels != nil {
-			labels = append(labels, b.Labels[i*b.Len+start:i*b.Len+end]...)
-		}
-	}
-	if b.Labels != nil {
-		targets = tensors.FromFlatDataAndDimensions(labels, b.Size, C)
-	} else {
-		y := make([]float64, b.Size)
-		for i, v := range b.Y {
-			y[i] = float64(v)
-		}
-		targets = tensorOf(dt, y, b.Size, 1)
-	}
-	return targets, tensorOf(dt, m, b.Size, C)
 }

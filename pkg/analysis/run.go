@@ -12,6 +12,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // Trajectory is what a cell computes on one batch, as plain row-major slices (b the
@@ -77,7 +78,7 @@ func Run(backend compute.Backend, scope *model.Scope, cell rnn.Cell, b *tasks.Ba
 	if opt.States {
 		tr.States = make([]float64, b.Size*b.Len*sz.State)
 	}
-	chunks := chunkRanges(b.Len, opt.Chunk)
+	chunks := train.Chunks(b.Len, opt.Chunk)
 	whole := len(chunks) == 1
 	// The graph: [h_in [B, State],] x [B, C, In] → h_out, outputs [B, C, Out], norms [B, C]
 	// (, states). The whole sequence runs through rnn.Sequence from the cell's h_0.
@@ -107,7 +108,7 @@ func Run(backend compute.Backend, scope *model.Scope, cell rnn.Cell, b *tasks.Ba
 		}
 	}
 	for _, c := range chunks {
-		x := tensorOf(dt, batchSlice(b, c[0], c[1]), b.Size, c[1]-c[0], b.NumIn)
+		x, _, _ := train.ChunkTensors(b, c[0], c[1], dt)
 		args := []any{h, x}
 		if whole {
 			args = args[1:]
@@ -131,30 +132,6 @@ func initialState(backend compute.Backend, scope *model.Scope, cell rnn.Cell, B 
 	return model.ExecOnce(backend, scope.Store(), func(_ *model.Scope, g *Graph) *Node {
 		return cell.Build(scope, g).Initial(B)
 	})
-}
-
-// chunkRanges returns the [start, end) step ranges of a sequence of length L cut into
-// chunks of c steps (c = 0 or c ≥ L: one chunk).
-func chunkRanges(L, c int) [][2]int {
-	if c <= 0 || c > L {
-		c = L
-	}
-	var out [][2]int
-	for s := 0; s < L; s += c {
-		out = append(out, [2]int{s, min(s+c, L)})
-	}
-	return out
-}
-
-// batchSlice returns the inputs of steps [start, end) of every example, [B, end−start, NumIn].
-func batchSlice(b *tasks.Batch, start, end int) []float64 {
-	out := make([]float64, 0, b.Size*(end-start)*b.NumIn)
-	for i := range b.Size {
-		for _, v := range b.X[(i*b.Len+start)*b.NumIn : (i*b.Len+end)*b.NumIn] {
-			out = append(out, float64(v))
-		}
-	}
-	return out
 }
 
 // scatter copies chunk values [B, C, width] into dst [B, L, width] at steps c.

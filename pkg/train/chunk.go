@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -124,10 +125,10 @@ func (r *Runner) backwardGraph(scope *model.Scope, g *Graph, in []*Node) []*Node
 	return out
 }
 
-// chunks returns the [start, end) step ranges of a sequence of length L.
-func (r *Runner) chunks(L int) [][2]int {
-	c := r.Chunk
-	if c == 0 || c > L {
+// Chunks returns the [start, end) step ranges of a sequence of length L cut into chunks
+// of c steps (c ≤ 0 or c ≥ L: one chunk).
+func Chunks(L, c int) [][2]int {
+	if c <= 0 || c > L {
 		c = L
 	}
 	var out [][2]int
@@ -137,8 +138,11 @@ func (r *Runner) chunks(L int) [][2]int {
 	return out
 }
 
-// chunkInputs returns x, targets and mask tensors of steps [start, end) of b, in dtype's float type.
-func chunkInputs(b *tasks.Batch, start, end int, dtypeIs64 bool) (x, targets, mask *tensors.Tensor) {
+// ChunkTensors returns the inputs x [B, C, NumIn], targets (int32 labels [B, C] or
+// regression targets [B, 1]) and mask [B, C] of steps [start, end) of b, C = end − start,
+// floats in dtype (Float32 or Float64).
+func ChunkTensors(b *tasks.Batch, start, end int, dtype dtypes.DType) (x, targets, mask *tensors.Tensor) {
+	dtypeIs64 := dtype == dtypes.Float64
 	C := end - start
 	xs := make([]float64, 0, b.Size*C*b.NumIn)
 	ms := make([]float64, 0, b.Size*C)
@@ -220,7 +224,7 @@ func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	chunks := r.chunks(b.Len)
+	chunks := Chunks(b.Len, r.Chunk)
 	type chunkIn struct{ x, y, m *tensors.Tensor }
 	ins := make([]chunkIn, len(chunks))
 	// Forward through the chunks, keeping the boundary states. With gradients, the last
@@ -230,7 +234,7 @@ func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
 		nFwd--
 	}
 	for k, c := range chunks {
-		x, y, m := chunkInputs(b, c[0], c[1], is64)
+		x, y, m := ChunkTensors(b, c[0], c[1], r.Cell.DType())
 		ins[k] = chunkIn{x, y, m}
 		res.Boundary = append(res.Boundary, h)
 		if k >= nFwd {
