@@ -210,11 +210,15 @@ func henaff(task string, T int, m Model, fig string) Preset {
 	if m.Pooling {
 		name += "-pool"
 	}
+	cfg := train.Config{Steps: 5000, Batch: 20, Chunk: 50, Optimizer: train.RMSProp{LR: lr, Decay: 0.9}}
+	if m.Pooling {
+		cfg.Orthogonality = train.Orthogonality{Points: 50} // §4.3: m = 50, one SGD step per iteration
+	}
 	return Preset{
 		Name:  name,
 		Paper: fmt.Sprintf("Henaff et al. 2016 §4, %s, %s T=%d", fig, task, T),
 		Model: m, Task: Task{Kind: task, T: T},
-		Train: train.Config{Steps: 5000, Batch: 20, Chunk: 50, Optimizer: train.RMSProp{LR: lr, Decay: 0.9}},
+		Train: cfg,
 	}
 }
 

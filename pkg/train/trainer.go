@@ -28,6 +28,8 @@ type Config struct {
 	// at the end, and when the run is interrupted; Resume continues from the latest one.
 	CheckpointDir   string
 	CheckpointEvery int
+	// Orthogonality adds Henaff et al.'s soft orthogonality step on an LT-RNN's V (off by default).
+	Orthogonality Orthogonality
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -69,6 +71,7 @@ type Record struct {
 	EvalLoss     float64 // loss on the held-out batch; NaN when not evaluated at this step
 	EvalAccuracy float64 // share of masked steps predicted right (classification); NaN otherwise
 	Seconds      float64 // wall time of the run so far, resumed runs included
+	Penalty      float64 // soft orthogonality penalty before its step; NaN when Config.Orthogonality is off
 }
 
 // Trainer trains one cell on one task.
@@ -84,6 +87,7 @@ type Trainer struct {
 	LastCheckpoint string
 
 	updater *updater
+	ortho   *orthoStep // nil when Config.Orthogonality is off
 	eval    *tasks.Batch
 }
 
@@ -121,6 +125,11 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	}
 	if t.eval, err = task.Sample(rand.New(rand.NewPCG(cfg.Seed, saltEval)), cfg.EvalBatch); err != nil {
 		return nil, err
+	}
+	if cfg.Orthogonality.Points != 0 {
+		if t.ortho, err = newOrthoStep(t, t.updater.opt.LR); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }
@@ -193,8 +202,14 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		if err != nil {
 			return err
 		}
+		penalty := math.NaN()
+		if t.ortho != nil {
+			if penalty, err = t.ortho.apply(t.Config.Seed, t.Step); err != nil {
+				return err
+			}
+		}
 		t.Step++
-		rec := Record{Step: t.Step, Loss: res.Loss, GradNorm: norm, EvalLoss: math.NaN(), EvalAccuracy: math.NaN()}
+		rec := Record{Step: t.Step, Loss: res.Loss, GradNorm: norm, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Penalty: penalty}
 		if t.Step%t.Config.EvalEvery == 0 || t.Step == t.Config.Steps {
 			if rec.EvalLoss, rec.EvalAccuracy, err = t.Evaluate(); err != nil {
 				return err

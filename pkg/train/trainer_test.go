@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
@@ -194,5 +195,34 @@ func TestRMSPropStep(t *testing.T) {
 	}
 	if _, err := (RMSProp{Decay: 1.5}).withDefaults(); err == nil || !strings.Contains(err.Error(), "Decay") {
 		t.Errorf("RMSProp{Decay: 1.5}: error %v, want one naming Decay", err)
+	}
+}
+
+// TestOrthogonalityStep checks Henaff's soft orthogonality step: starting from 1.3·V (not
+// orthogonal), the penalty falls as training goes on; a cell without V is refused.
+func TestOrthogonalityStep(t *testing.T) {
+	cell := ltrnn.NewORNN(2, 8, 1)
+	cell.Pooling = true
+	tr, err := New(backend.MustNew(), cell, tasks.Adding{T: 5}, Config{Steps: 40, Batch: 4, Seed: 3,
+		Optimizer: RMSProp{LR: 1e-4}, Orthogonality: Orthogonality{Points: 50, LR: 0.05}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tr.Store.GetVariable(ModelScope + "/V")
+	vals := tensors.MustCopyFlatData[float32](v.MustValue())
+	for i := range vals {
+		vals[i] *= 1.3
+	}
+	v.MustSetValue(tensors.FromFlatDataAndDimensions(vals, 8, 8))
+	if err := tr.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	first, last := tr.Log[0].Penalty, tr.Log[len(tr.Log)-1].Penalty
+	t.Logf("penalty %.4f → %.4f", first, last)
+	if !(last < 0.1*first) {
+		t.Errorf("soft orthogonality penalty %.4f after 40 steps, started at %.4f: want a tenfold drop", last, first)
+	}
+	if _, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), tasks.Adding{T: 5}, Config{Steps: 1, Orthogonality: Orthogonality{Points: 5}}); err == nil || !strings.Contains(err.Error(), "/model/V") {
+		t.Errorf("Orthogonality on a tanh RNN: error %v, want one naming /model/V", err)
 	}
 }
