@@ -64,7 +64,7 @@ notebooks-test: setup
 	@rm -rf build/nbtest && mkdir -p build/nbtest
 	@for nb in $(NOTEBOOKS); do \
 		echo "notebooks-test: $$nb"; start=$$(date +%s); \
-		LONGMEMORY_QUICK=1 $(JUPYTER) nbconvert --to notebook --execute \
+		LONGMEMORY_QUICK=1 LONGMEMORY_RUNS=$(ROOT)/build/nbtest/runs $(JUPYTER) nbconvert --to notebook --execute \
 			--ExecutePreprocessor.kernel_name=longmemory-go --ExecutePreprocessor.timeout=1800 \
 			--output-dir build/nbtest $$nb 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD|^I[0-9]{4} " ; \
 		[ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \

@@ -37,10 +37,13 @@ func Pick[T any](full, quick T) T {
 	return full
 }
 
-// RunsDir is where notebook runs keep their checkpoints: $LONGMEMORY_ROOT/build/runs, or
-// a directory under the system's temporary directory in quick mode (so that quick runs never
-// resume full ones) or when LONGMEMORY_ROOT is unset.
+// RunsDir is where notebook runs keep their checkpoints: $LONGMEMORY_RUNS if set, else
+// $LONGMEMORY_ROOT/build/runs, or a directory under the system's temporary directory in
+// quick mode (so that quick runs never resume full ones) or when LONGMEMORY_ROOT is unset.
 func RunsDir() string {
+	if dir := os.Getenv("LONGMEMORY_RUNS"); dir != "" {
+		return dir
+	}
 	root := os.Getenv("LONGMEMORY_ROOT")
 	if Quick() || root == "" {
 		return filepath.Join(os.TempDir(), "longmemory-runs-quick")
