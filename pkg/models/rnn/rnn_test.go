@@ -123,3 +123,25 @@ func TestSimpleInit(t *testing.T) {
 		t.Error("Init with N = 0: no error")
 	}
 }
+
+func TestSimpleParamCount(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cell *rnn.Simple
+		want int
+	}{
+		{"tanh RNN 80, copy", rnn.NewTanh(10, 80, 9), 8089},
+		{"IRNN 80, copy", rnn.NewIRNN(10, 80, 9), 8089},
+		{"tanh RNN 128, adding", rnn.NewTanh(2, 128, 1), 17025},
+	} {
+		store := model.NewStore()
+		if err := tc.cell.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
+			t.Fatal(err)
+		}
+		got := store.RootScope().NumParameters()
+		t.Logf("%s: %d parameters", tc.name, got)
+		if got != tc.want || tc.cell.NumParams() != tc.want {
+			t.Errorf("%s: %d parameters in the store, NumParams %d, want %d", tc.name, got, tc.cell.NumParams(), tc.want)
+		}
+	}
+}
