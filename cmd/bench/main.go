@@ -63,6 +63,7 @@ type Result struct {
 func main() {
 	configs := flag.String("configs", DefaultConfigs, "comma-separated model:hidden:task:T, model in urnn|lstm|rnn|ltrnn, task in copy|adding")
 	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
+	longSteps := flag.Int("long-steps", 2, "timed steps for configurations with T > 500 (they take seconds per step)")
 	chunk := flag.Int("chunk", 50, "BPTT chunk length (0: whole sequence in one graph)")
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "../shared/anchors/torch_urnn.py", "PyTorch reference script ('' to skip)")
@@ -77,13 +78,13 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(r)
 		return
 	}
-	if err := run(strings.Split(*configs, ","), *steps, *chunk, *jsonOut, *torchScript); err != nil {
+	if err := run(strings.Split(*configs, ","), *steps, *longSteps, *chunk, *jsonOut, *torchScript); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(configs []string, steps, chunk int, jsonOut, torchScript string) error {
+func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -94,7 +95,7 @@ func run(configs []string, steps, chunk int, jsonOut, torchScript string) error 
 			return err
 		}
 		var out bytes.Buffer
-		cmd := exec.Command(self, "-one", cfg, "-steps", strconv.Itoa(steps), "-chunk", strconv.Itoa(chunk))
+		cmd := exec.Command(self, "-one", cfg, "-steps", strconv.Itoa(stepsFor(cfg, steps, longSteps)), "-chunk", strconv.Itoa(chunk))
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%s: %w", cfg, err)
@@ -106,7 +107,7 @@ func run(configs []string, steps, chunk int, jsonOut, torchScript string) error 
 		fmt.Fprintf(os.Stderr, "bench: %-22s %9.1f ms/step  build %8.1f ms  peak %6.0f MiB\n", cfg, r.StepMs, r.BuildMs, r.PeakMiB)
 		results = append(results, r)
 	}
-	torch, note := torchTimes(torchScript, configs, steps)
+	torch, note := torchTimes(torchScript, configs, steps, longSteps)
 	for i := range results {
 		if ms, ok := torch[key(results[i])]; ok {
 			results[i].TorchMs = ms
@@ -215,9 +216,18 @@ func peakMiB() float64 {
 	return 0
 }
 
-// torchTimes runs the PyTorch reference on the same configurations and returns the step
-// time per configuration, or a note saying why there is none.
-func torchTimes(script string, configs []string, steps int) (map[string]float64, string) {
+// stepsFor returns the number of timed steps for cfg: longSteps when T > 500.
+func stepsFor(cfg string, steps, longSteps int) int {
+	if _, _, _, T, err := parse(cfg); err == nil && T > 500 {
+		return longSteps
+	}
+	return steps
+}
+
+// torchTimes runs the PyTorch reference on the same configurations (one process per
+// configuration, with the same number of timed steps as ours) and returns the step time
+// per configuration, or a note saying why there is none.
+func torchTimes(script string, configs []string, steps, longSteps int) (map[string]float64, string) {
 	if script == "" {
 		return nil, "PyTorch reference skipped (-torch '')"
 	}
@@ -227,14 +237,14 @@ func torchTimes(script string, configs []string, steps int) (map[string]float64,
 	if err := exec.Command("/usr/bin/python3", "-c", "import torch").Run(); err != nil {
 		return nil, "PyTorch reference not run: /usr/bin/python3 has no torch (apt-get install python3-torch)"
 	}
-	cmd := exec.Command("/usr/bin/python3", script, "--configs", strings.Join(configs, ","), "--steps", strconv.Itoa(steps))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Sprintf("PyTorch reference failed: %v", err)
-	}
 	times := map[string]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, cfg := range configs {
+		cmd := exec.Command("/usr/bin/python3", script, "--configs", cfg, "--steps", strconv.Itoa(stepsFor(cfg, steps, longSteps)))
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return times, fmt.Sprintf("PyTorch reference failed on %s: %v", cfg, err)
+		}
 		var r struct {
 			Model  string  `json:"model"`
 			Hidden int     `json:"hidden"`
@@ -242,8 +252,9 @@ func torchTimes(script string, configs []string, steps int) (map[string]float64,
 			T      int     `json:"T"`
 			StepMs float64 `json:"step_ms"`
 		}
-		if json.Unmarshal([]byte(line), &r) == nil {
+		if json.Unmarshal(bytes.TrimSpace(out), &r) == nil {
 			times[fmt.Sprintf("%s:%d:%s:%d", r.Model, r.Hidden, r.Task, r.T)] = r.StepMs
+			fmt.Fprintf(os.Stderr, "bench: torch %-16s %9.1f ms/step\n", cfg, r.StepMs)
 		}
 	}
 	return times, "PyTorch reference: ../shared/anchors/torch_urnn.py, CPU, 2 threads, same run"
