@@ -102,16 +102,7 @@ type variable = rnn.Var
 // Build to check shapes).
 func (c *Cell) variables(rng *rand.Rand) []variable {
 	n := c.N
-	perGate := func(fanIn int) []float64 { // numGates Glorot matrices [fanIn, n], gate-major
-		if rng == nil {
-			return nil
-		}
-		var v []float64
-		for range numGates {
-			v = append(v, rnn.GlorotUniform(rng, fanIn, n)...)
-		}
-		return v
-	}
+	perGate := func(fanIn int) []float64 { return rnn.GlorotUniformStack(rng, numGates, fanIn, n) } // gate-major
 	var u []float64
 	if rng != nil {
 		u = rnn.GlorotUniform(rng, n, c.Out)

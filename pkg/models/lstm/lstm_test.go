@@ -31,18 +31,7 @@ func initRandom(t *testing.T, c *lstm.Cell, seed uint64) (*model.Store, map[stri
 	if err := c.Init(scope, rng); err != nil {
 		t.Fatal(err)
 	}
-	var vars []*model.Variable
-	for v := range scope.IterVariables() {
-		vars = append(vars, v)
-	}
-	slices.SortFunc(vars, func(a, b *model.Variable) int { return strings.Compare(a.Name(), b.Name()) })
-	values := map[string][]float64{}
-	for _, v := range vars {
-		vals := rnn.Uniform(rng, v.Shape().Size(), -1, 1)
-		v.MustSetValue(tensors.FromFlatDataAndDimensions(vals, v.Shape().Dimensions...))
-		values[v.Name()] = vals
-	}
-	return store, values
+	return store, rnn.RandomizeVariables(scope, rng, -1, 1)
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -111,4 +112,37 @@ func ReadVariables(scope *model.Scope, g *Graph, vars []Var, cfg any) map[string
 		nodes[v.Name] = x
 	}
 	return nodes
+}
+
+// GlorotUniformStack returns k Glorot-uniform fanIn×fanOut matrices one after the other
+// ([k, fanIn, fanOut] row-major), one per gate of a gated cell (each gate's matrix drawn
+// with its own fan-in and fan-out, as the uRNN authors' code does). A nil rng returns nil,
+// for variable lists that only need shapes.
+func GlorotUniformStack(rng *rand.Rand, k, fanIn, fanOut int) []float64 {
+	if rng == nil {
+		return nil
+	}
+	var v []float64
+	for range k {
+		v = append(v, GlorotUniform(rng, fanIn, fanOut)...)
+	}
+	return v
+}
+
+// RandomizeVariables overwrites every variable under scope (sorted by name) with values
+// drawn from U[lo, hi] and returns them by name: tests use it so that no term of a
+// hand-computed step (biases, h_0) is trivially zero.
+func RandomizeVariables(scope *model.Scope, rng *rand.Rand, lo, hi float64) map[string][]float64 {
+	var vars []*model.Variable
+	for v := range scope.IterVariables() {
+		vars = append(vars, v)
+	}
+	slices.SortFunc(vars, func(a, b *model.Variable) int { return strings.Compare(a.Name(), b.Name()) })
+	values := map[string][]float64{}
+	for _, v := range vars {
+		vals := Uniform(rng, v.Shape().Size(), lo, hi)
+		v.MustSetValue(tensors.FromFlatDataAndDimensions(vals, v.Shape().Dimensions...))
+		values[v.Name()] = vals
+	}
+	return values
 }
