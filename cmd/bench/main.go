@@ -7,7 +7,7 @@
 // its own. A training step is: forward over the whole sequence, backward (chunked BPTT),
 // RMSProp update, batch 20, as in the PyTorch reference.
 //
-//	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk 50] [-json build/bench.json]
+//	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk 128] [-json build/bench.json]
 package main
 
 import (
@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,12 +65,21 @@ func main() {
 	configs := flag.String("configs", DefaultConfigs, "comma-separated model:hidden:task:T, model in urnn|lstm|rnn|ltrnn, task in copy|adding")
 	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
 	longSteps := flag.Int("long-steps", 2, "timed steps for configurations with T > 500 (they take seconds per step)")
-	chunk := flag.Int("chunk", 50, "BPTT chunk length (0: whole sequence in one graph)")
+	chunk := flag.Int("chunk", 128, "BPTT chunk length (0: whole sequence in one graph)")
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "../shared/anchors/torch_urnn.py", "PyTorch reference script ('' to skip)")
-	one := flag.String("one", "", "internal: measure one configuration and print its JSON")
+	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
+	cpuProfile := flag.String("cpuprofile", "", "with -one: write a CPU profile of the timed steps to this file (go tool pprof)")
 	flag.Parse()
 	if *one != "" {
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				os.Exit(1)
+			}
+			profileFile = f
+		}
 		r, err := measure(*one, *steps, *chunk)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -146,6 +156,9 @@ func parse(cfg string) (model string, hidden int, task string, T int, err error)
 }
 
 // measure trains one configuration for steps+1 steps and reports the median step time.
+// profileFile, when set (-cpuprofile), receives a CPU profile of measure's timed steps.
+var profileFile *os.File
+
 func measure(cfg string, steps, chunk int) (Result, error) {
 	model, n, taskName, T, err := parse(cfg)
 	if err != nil {
@@ -183,8 +196,15 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	err = tr.Run(context.Background(), func(r train.Record) {
 		times = append(times, float64(time.Since(last).Microseconds())/1000)
 		loss = r.Loss
+		if len(times) == 1 && profileFile != nil { // after the first (compiling) step
+			pprof.StartCPUProfile(profileFile)
+		}
 		last = time.Now()
 	})
+	if profileFile != nil {
+		pprof.StopCPUProfile()
+		profileFile.Close()
+	}
 	if err != nil {
 		return Result{}, err
 	}

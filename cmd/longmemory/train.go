@@ -69,7 +69,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		p = experiments.Preset{Name: "custom", Paper: "custom run", Train: train.Config{Steps: 1000, Batch: 20, Chunk: 50}}
+		p = experiments.Preset{Name: "custom", Paper: "custom run", Train: train.Config{Steps: 1000, Batch: 20, Chunk: 128}}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

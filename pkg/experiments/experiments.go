@@ -155,7 +155,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("arjovsky/copy-T%d/%s-%d", T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.1, copy T=%d", T),
 				Model: m, Task: Task{Kind: "copy", T: T},
-				Train: train.Config{Steps: 3000, Batch: 20, Chunk: 50, Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: 3000, Batch: 20, Chunk: 128, Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -166,7 +166,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("arjovsky/adding-T%d/%s-%d", T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.2, adding T=%d", T),
 				Model: m, Task: Task{Kind: "adding", T: T},
-				Train: train.Config{Steps: 10000, Batch: 20, Chunk: 50, Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: 10000, Batch: 20, Chunk: 128, Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -177,7 +177,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("arjovsky/%s/%s-%d", kind, m.Kind, m.Hidden),
 				Paper: "Arjovsky et al. 2016 §4.3, pixel-by-pixel " + map[string]string{"mnist": "MNIST", "pmnist": "permuted MNIST"}[kind] + " (Fashion-MNIST here)",
 				Model: m, Task: Task{Kind: kind},
-				Train: train.Config{Steps: 20000, Batch: 20, Chunk: 56, Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: 20000, Batch: 20, Chunk: 112, Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -210,7 +210,7 @@ func henaff(task string, T int, m Model, fig string) Preset {
 	if m.Pooling {
 		name += "-pool"
 	}
-	cfg := train.Config{Steps: 5000, Batch: 20, Chunk: 50, Optimizer: train.RMSProp{LR: lr, Decay: 0.9}}
+	cfg := train.Config{Steps: 5000, Batch: 20, Chunk: 128, Optimizer: train.RMSProp{LR: lr, Decay: 0.9}}
 	if m.Pooling {
 		cfg.Orthogonality = train.Orthogonality{Points: 50} // §4.3: m = 50, one SGD step per iteration
 	}
