@@ -37,6 +37,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"train", "-steps", "x"}, 2, "invalid value"},
 		{[]string{"train", "-model", "tanh", "-hidden", "4", "-task", "adding", "-T", "5", "-steps", "1", "-out", "/proc/nope"}, 1, "-out: mkdir /proc/nope"},
 		{[]string{"plot", filepath.Join(dir, "missing")}, 1, "not a run directory"},
+		{[]string{"eval", filepath.Join(dir, "missing")}, 1, "not a run directory"},
+		{[]string{"eval", "-n", "0", dir}, 1, "-n = 0"},
 	} {
 		code, out := cli(tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.want) {
@@ -77,6 +79,17 @@ func TestTrainResumePlot(t *testing.T) {
 		if a[i] != b[i] {
 			t.Errorf("line %d: resumed %q, uninterrupted %q", i, a[i], b[i])
 		}
+	}
+	// eval scores the final checkpoints: the same weights give the same test loss, and the
+	// loss is the mean over batches of different sizes (7 = 3 + 3 + 1) of the same sequences.
+	_, evalSplit := cli("eval", "-n", "7", "-batch", "3", split)
+	_, evalWhole := cli("eval", "-n", "7", "-batch", "3", whole)
+	_, evalOne := cli("eval", "-n", "7", "-batch", "7", whole)
+	if !strings.Contains(evalSplit, "at step 8, 7 fresh sequences: loss ") || evalSplit != evalWhole {
+		t.Errorf("eval: resumed run %q, uninterrupted %q", evalSplit, evalWhole)
+	}
+	if evalOne != evalWhole {
+		t.Errorf("eval in batches of 3: %q, in one batch: %q", evalWhole, evalOne)
 	}
 	svg := filepath.Join(t.TempDir(), "fig.svg")
 	if code, out := cli("plot", "-o", svg, split, whole); code != 0 {

@@ -152,6 +152,11 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	start, startStep := time.Now(), tr.Step
 	last := time.Time{}
 	lastEval := math.NaN()
+	for _, r := range tr.Log { // a resumed run starts from its last evaluation
+		if !math.IsNaN(r.EvalLoss) {
+			lastEval = r.EvalLoss
+		}
+	}
 	err = tr.Run(ctx, func(r train.Record) {
 		if !math.IsNaN(r.EvalLoss) {
 			lastEval = r.EvalLoss
