@@ -14,7 +14,6 @@ export JUPYTER_DATA_DIR ?= $(HOME)/.local/share/jupyter
 # Debian packages: Jupyter (no PyPI here), the headless executor, and Fashion-MNIST for notebook 09.
 DEBS := jupyter-notebook jupyter-client jupyter-nbconvert python3-nbclient dataset-fashion-mnist
 KERNELS := longmemory-go longmemory-xla-cpu longmemory-xla-cuda
-KERNEL_JSONS := $(patsubst %,$(JUPYTER_DATA_DIR)/kernels/%/kernel.json,$(KERNELS))
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # The PATH the kernels see: the project's bin/ (gonb, goimports) and the Go toolchain.
 KERNEL_PATH := $(dir $(shell command -v $(GO))):/usr/local/bin:/usr/bin:/bin
@@ -38,13 +37,18 @@ tools: bin/gonb bin/goimports
 bin/gonb bin/goimports &: go.mod go.sum
 	$(GO) build -o bin/ tool
 
-kernels: $(KERNEL_JSONS)
-$(JUPYTER_DATA_DIR)/kernels/%/kernel.json: kernels/%/kernel.json kernels/%/logo-svg.svg bin/gonb
-	@rm -rf build/kernels/$* && mkdir -p build/kernels/$*
-	@cp kernels/$*/logo-svg.svg build/kernels/$*/
-	@sed -e 's|@ROOT@|$(ROOT)|g' -e 's|@PATH@|$(KERNEL_PATH)|g' kernels/$*/kernel.json > build/kernels/$*/kernel.json
-	@$(JUPYTER) kernelspec install --user --replace --name $* build/kernels/$* 2>&1 | grep -v -i debug || true
-	@test -f $@ || { echo "setup: kernel $* was not installed into $(JUPYTER_DATA_DIR)"; exit 1; }
+# A kernelspec is (re)installed when the installed one differs from this checkout's (another
+# checkout may have installed its own paths under the same name).
+kernels: bin/gonb
+	@for k in $(KERNELS); do \
+		rm -rf build/kernels/$$k && mkdir -p build/kernels/$$k && cp kernels/$$k/logo-svg.svg build/kernels/$$k/ && \
+		sed -e 's|@ROOT@|$(ROOT)|g' -e 's|@PATH@|$(KERNEL_PATH)|g' kernels/$$k/kernel.json > build/kernels/$$k/kernel.json && \
+		if ! cmp -s build/kernels/$$k/kernel.json $(JUPYTER_DATA_DIR)/kernels/$$k/kernel.json; then \
+			$(JUPYTER) kernelspec install --user --replace --name $$k build/kernels/$$k 2>&1 | grep -v -i debug; \
+			cmp -s build/kernels/$$k/kernel.json $(JUPYTER_DATA_DIR)/kernels/$$k/kernel.json || \
+				{ echo "setup: kernel $$k was not installed into $(JUPYTER_DATA_DIR)"; exit 1; }; \
+		fi; \
+	done
 
 notebook: setup
 	@echo "Serving notebooks/ with the kernel 'Go (GoNB) · pure-Go backend'; open the URL below."
@@ -83,11 +87,13 @@ test-deps:
 browser-test: setup test-deps
 	tests/browser/run.sh 01_tasks.ipynb
 
-# Re-executes the notebooks at their default sizes and saves them with outputs (commit the result).
+# Re-executes the notebooks at their default sizes and saves their outputs in place (training
+# from scratch: the runs go to build/nbupdate, emptied first). One notebook:
+#   make notebooks-update NOTEBOOKS=notebooks/07_adding_experiments.ipynb
 notebooks-update: setup
-	@for nb in $(NOTEBOOKS); do \
+	@rm -rf build/nbupdate; for nb in $(NOTEBOOKS); do \
 		echo "notebooks-update: $$nb"; start=$$(date +%s); \
-		$(JUPYTER) nbconvert --to notebook --execute --inplace \
+		LONGMEMORY_RUNS=$(ROOT)/build/nbupdate $(JUPYTER) nbconvert --to notebook --execute --inplace \
 			--ExecutePreprocessor.kernel_name=longmemory-go --ExecutePreprocessor.timeout=-1 $$nb || exit 1; \
 		echo "notebooks-update: $$nb took $$(( $$(date +%s) - start )) s"; \
 	done

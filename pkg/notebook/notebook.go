@@ -142,12 +142,17 @@ func Show(svg string) {
 
 // Sized returns preset p at task length T (ignored by the MNIST tasks; 0 keeps p's) and
 // with steps training steps, renamed (suffix "@T<T>x<steps>") so that its checkpoints are
-// its own. A notebook's settings cell chooses T and steps; full-size runs use p unchanged.
+// its own. Unless p sets Train.EvalEvery, the held-out batch is scored 20 times over the
+// run (enough points for a curve; evaluation is a forward pass over 100 sequences). A
+// notebook's settings cell chooses T and steps; full-size runs use p unchanged.
 func Sized(p experiments.Preset, T, steps int) experiments.Preset {
 	if T > 0 {
 		p.Task.T = T
 	}
 	p.Train.Steps = steps
+	if p.Train.EvalEvery == 0 {
+		p.Train.EvalEvery = max(1, steps/20)
+	}
 	p.Name = fmt.Sprintf("%s@T%dx%d", p.Name, p.Task.T, steps)
 	return p
 }

@@ -62,8 +62,15 @@ func TestSizedAndSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := Sized(p, 30, 7)
-	if q.Task.T != 30 || q.Train.Steps != 7 || q.Name == p.Name || p.Task.T != 100 {
+	if q.Task.T != 30 || q.Train.Steps != 7 || q.Name == p.Name || p.Task.T != 100 || q.Train.EvalEvery != 1 {
 		t.Errorf("Sized: %+v (original %+v)", q, p)
+	}
+	if q := Sized(p, 30, 400); q.Train.EvalEvery != 20 {
+		t.Errorf("Sized(400 steps).Train.EvalEvery = %d, want 20 (20 evaluations)", q.Train.EvalEvery)
+	}
+	p.Train.EvalEvery = 3
+	if q := Sized(p, 30, 400); q.Train.EvalEvery != 3 {
+		t.Errorf("Sized kept EvalEvery = %d, want the preset's 3", q.Train.EvalEvery)
 	}
 	t.Setenv(QuickEnv, "1")
 	small := Sized(experiments.Preset{Name: "test/sum", Model: experiments.Model{Kind: "tanh", Hidden: 4},
