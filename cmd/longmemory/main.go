@@ -6,6 +6,7 @@
 //	longmemory train -model urnn -hidden 128 -task copy -T 100 -steps 500 -out DIR
 //	longmemory plot -o fig.svg DIR1 DIR2 …        loss against iteration, baseline dashed
 //	longmemory eval [-n 10000] DIR                 test-set loss and accuracy of DIR's checkpoint
+//	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //
 // `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
 // evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C. The
@@ -29,6 +30,7 @@ commands:
   train   train a preset or a custom configuration (longmemory train -h)
   plot    plot training logs as an SVG figure (longmemory plot -h)
   eval    score a run's latest checkpoint on the test set (longmemory eval -h)
+  summary one Markdown table row per run: steps, wall time, held-out loss, baseline
 `
 
 // run executes one command and returns the process exit code.
@@ -47,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = plot(args[1:], stdout, stderr)
 	case "eval":
 		err = evalCmd(args[1:], stdout, stderr)
+	case "summary":
+		err = summary(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

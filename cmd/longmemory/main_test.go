@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,6 +42,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plot", filepath.Join(dir, "missing")}, 1, "not a run directory"},
 		{[]string{"eval", filepath.Join(dir, "missing")}, 1, "not a run directory"},
 		{[]string{"eval", "-n", "0", dir}, 1, "-n = 0"},
+		{[]string{"summary", filepath.Join(dir, "missing")}, 1, "not a run directory"},
 	} {
 		code, out := cli(tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.want) {
@@ -90,6 +94,17 @@ func TestTrainResumePlot(t *testing.T) {
 	}
 	if evalOne != evalWhole {
 		t.Errorf("eval in batches of 3: %q, in one batch: %q", evalWhole, evalOne)
+	}
+	// summary: one row per run, with the last held-out loss (the log's last evaluation);
+	// the two runs differ only in the run name and the wall time.
+	_, table := cli("summary", split, whole)
+	rows := strings.Split(strings.TrimSpace(table), "\n")
+	lastEval, _ := strconv.ParseFloat(strings.Split(a[len(a)-1], ",")[3], 64)
+	wall := regexp.MustCompile(`^\| [^|]* \|(.*)\| [0-9]+ s \|(.*)$`)
+	if len(rows) != 4 || !wall.MatchString(rows[2]) || wall.ReplaceAllString(rows[2], "$1$2") != wall.ReplaceAllString(rows[3], "$1$2") ||
+		!strings.Contains(rows[2], "| tanh 6 | Copy(T=5") || !strings.Contains(rows[2], "| 8 | ") ||
+		!strings.Contains(rows[2], fmt.Sprintf("| %.4f |", lastEval)) {
+		t.Errorf("summary: want a header and two rows with the last held-out loss %.4f, got\n%s", lastEval, table)
 	}
 	svg := filepath.Join(t.TempDir(), "fig.svg")
 	if code, out := cli("plot", "-o", svg, split, whole); code != 0 {

@@ -30,18 +30,11 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	chart := plots.Chart{Title: *title, XLabel: "iteration", YLabel: "loss", LogY: *logy, Width: 720, Height: 400}
 	baseline := math.NaN()
 	for _, dir := range fs.Args() {
-		var meta runFile
-		b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+		meta, rows, err := readRun(dir)
 		if err != nil {
-			return fmt.Errorf("plot: %s is not a run directory: %w", dir, err)
+			return fmt.Errorf("plot: %w", err)
 		}
-		if err := json.Unmarshal(b, &meta); err != nil {
-			return fmt.Errorf("plot: %s: %w", filepath.Join(dir, "run.json"), err)
-		}
-		steps, loss, err := readLog(filepath.Join(dir, "log.csv"), *train)
-		if err != nil {
-			return err
-		}
+		steps, loss := lossCurve(rows, *train)
 		if chart.Title == "" {
 			chart.Title = meta.Task
 		}
@@ -71,34 +64,63 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// readLog returns the steps and losses of a log.csv: held-out losses at evaluation steps,
-// or the training loss of every step.
-func readLog(path string, trainLoss bool) (steps, loss []float64, err error) {
+// logRow is one line of log.csv (NaN where the held-out batch was not scored).
+type logRow struct {
+	Step, Loss, GradNorm, EvalLoss, EvalAccuracy, Seconds float64
+}
+
+// readLog returns the rows of a log.csv written by train.
+func readLog(path string) ([]logRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("plot: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		return nil, nil, fmt.Errorf("plot: %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(rows) == 0 || len(rows[0]) != len(logHeader) || rows[0][0] != "step" {
-		return nil, nil, fmt.Errorf("plot: %s is not a training log (header %v)", path, logHeader)
+		return nil, fmt.Errorf("%s is not a training log (header %v)", path, logHeader)
 	}
-	col := 3
-	if trainLoss {
-		col = 1
-	}
+	out := make([]logRow, 0, len(rows)-1)
 	for i, r := range rows[1:] {
-		s, err1 := strconv.ParseFloat(r[0], 64)
-		v, err2 := strconv.ParseFloat(r[col], 64)
-		if err1 != nil || err2 != nil {
-			return nil, nil, fmt.Errorf("plot: %s line %d: bad number", path, i+2)
+		var v [6]float64
+		for k := range v {
+			if v[k], err = strconv.ParseFloat(r[k], 64); err != nil {
+				return nil, fmt.Errorf("%s line %d: bad number %q", path, i+2, r[k])
+			}
+		}
+		out = append(out, logRow{v[0], v[1], v[2], v[3], v[4], v[5]})
+	}
+	return out, nil
+}
+
+// lossCurve returns the steps and losses of a log: held-out losses at evaluation steps, or
+// the training loss of every step.
+func lossCurve(rows []logRow, trainLoss bool) (steps, loss []float64) {
+	for _, r := range rows {
+		v := r.EvalLoss
+		if trainLoss {
+			v = r.Loss
 		}
 		if !math.IsNaN(v) {
-			steps, loss = append(steps, s), append(loss, v)
+			steps, loss = append(steps, r.Step), append(loss, v)
 		}
 	}
-	return steps, loss, nil
+	return steps, loss
+}
+
+// readRun reads DIR/run.json and DIR/log.csv.
+func readRun(dir string) (runFile, []logRow, error) {
+	var meta runFile
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return meta, nil, fmt.Errorf("%s is not a run directory: %w", dir, err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return meta, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
+	}
+	rows, err := readLog(filepath.Join(dir, "log.csv"))
+	return meta, rows, err
 }
