@@ -52,6 +52,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "random seed")
 	evalEvery := fs.Int("eval-every", 0, "evaluate on the held-out batch every N steps")
 	ckptEvery := fs.Int("checkpoint-every", 0, "checkpoint every N steps (default 100)")
+	scaleHidden := fs.Bool("scale-hidden-grad", false, "divide the gradients with respect to the hidden states by T (Henaff et al. §4)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -108,6 +109,9 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if set["eval-every"] {
 		p.Train.EvalEvery = *evalEvery
+	}
+	if set["scale-hidden-grad"] {
+		p.Train.ScaleHiddenGrad = *scaleHidden
 	}
 	if set["checkpoint-every"] {
 		p.Train.CheckpointEvery = *ckptEvery

@@ -29,6 +29,11 @@ type Runner struct {
 	Chunk int
 	// Vars are the cell's trainable variables, sorted by path: the order of gradients.
 	Vars []*model.Variable
+	// HiddenGradScale, when not 0 or 1, multiplies the gradient that reaches each hidden
+	// state h_t from the outputs (Henaff et al. §4 use 1/T, T the number of time steps):
+	// every gradient through the recurrence is scaled, the decoder's own is not. Set it
+	// before the first call (the graphs are built then).
+	HiddenGradScale float64
 
 	initExec, initGradExec, fwdExec, bwdExec *model.Exec
 }
@@ -92,8 +97,13 @@ func (r *Runner) initGradGraph(scope *model.Scope, g *Graph, in []*Node) []*Node
 func (r *Runner) chunkLoss(scope *model.Scope, g *Graph, in []*Node) (hOut, loss, acc *Node) {
 	step := r.Cell.Build(scope, g)
 	states := rnn.Unroll(step, in[1], in[0])
-	out := step.Readout(states)
 	hOut = Squeeze(SliceAxis(states, 1, AxisElem(-1)), 1)
+	if s := r.HiddenGradScale; s != 0 && s != 1 {
+		// Only the gradient arriving from the outputs is scaled; the one arriving through
+		// h_out (from later chunks) was scaled there already.
+		states = IdentityWithCustomGradient(states, func(_, v *Node) *Node { return MulScalar(v, s) })
+	}
+	out := step.Readout(states)
 	loss = SequenceLoss(out, in[2], in[3], in[4])
 	acc = ScalarZero(g, out.DType())
 	if in[2].DType().IsInt() {

@@ -113,3 +113,49 @@ func TestRunnerGradientsMatchFiniteDifferences(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenGradScale checks Henaff's 1/T scaling: the gradients of the decoder (U, bo)
+// are unchanged, every other gradient is multiplied by the scale, with and without chunks.
+func TestHiddenGradScale(t *testing.T) {
+	cell := func() rnn.Cell { return &rnn.Simple{In: 6, N: 5, Out: 5, Type: dtypes.Float64} }
+	b, err := tasks.Copy{T: 6, Recall: 3, Symbols: 4}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := newRunner(t, cell(), 0, 5).Gradients(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const scale = 1.0 / 12
+	for _, chunk := range []int{0, 5} {
+		r := newRunner(t, cell(), chunk, 5)
+		r.HiddenGradScale = scale
+		got, err := r.Gradients(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got.Loss-plain.Loss) > 1e-12*plain.Loss {
+			t.Errorf("chunk %d: the scaling changed the loss: %g, want %g", chunk, got.Loss, plain.Loss)
+		}
+		for i, v := range r.Vars {
+			f := scale
+			if name := v.Name(); name == "U" || name == "bo" {
+				f = 1
+			}
+			want := tensors.MustCopyFlatData[float64](plain.Grads[i])
+			have := tensors.MustCopyFlatData[float64](got.Grads[i])
+			nonzero := 0
+			for j := range want {
+				if d := math.Abs(have[j] - f*want[j]); d > 1e-12*(1+math.Abs(want[j])) {
+					t.Fatalf("chunk %d: ∂ℒ/∂%s[%d] = %.15g, want %g × %.15g", chunk, v.Name(), j, have[j], f, want[j])
+				}
+				if want[j] != 0 {
+					nonzero++
+				}
+			}
+			if nonzero == 0 {
+				t.Errorf("∂ℒ/∂%s is all zero: the check says nothing", v.Name())
+			}
+		}
+	}
+}

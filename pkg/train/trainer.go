@@ -30,6 +30,9 @@ type Config struct {
 	CheckpointEvery int
 	// Orthogonality adds Henaff et al.'s soft orthogonality step on an LT-RNN's V (off by default).
 	Orthogonality Orthogonality
+	// ScaleHiddenGrad divides the gradients with respect to the hidden activations by the
+	// sequence length T (Henaff et al. §4, "for all experiments"): Runner.HiddenGradScale = 1/T.
+	ScaleHiddenGrad bool
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -119,6 +122,9 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	t := &Trainer{Config: cfg, Cell: cell, Task: task, Store: store}
 	if t.Runner, err = NewRunner(backend, store, cell, cfg.Chunk); err != nil {
 		return nil, err
+	}
+	if cfg.ScaleHiddenGrad {
+		t.Runner.HiddenGradScale = 1 / float64(task.SeqLen())
 	}
 	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, cfg.Optimizer); err != nil {
 		return nil, err
