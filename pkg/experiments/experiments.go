@@ -210,7 +210,8 @@ func henaff(task string, T int, m Model, fig string) Preset {
 	if m.Pooling {
 		name += "-pool"
 	}
-	cfg := train.Config{Steps: 5000, Batch: 20, Chunk: 128, Optimizer: train.RMSProp{LR: lr, Decay: 0.9}}
+	// §4: "For all experiments, we normalized the gradients with respect to hidden activations by 1/T."
+	cfg := train.Config{Steps: 5000, Batch: 20, Chunk: 128, Optimizer: train.RMSProp{LR: lr, Decay: 0.9}, ScaleHiddenGrad: true}
 	if m.Pooling {
 		cfg.Orthogonality = train.Orthogonality{Points: 50} // §4.3: m = 50, one SGD step per iteration
 	}

@@ -59,6 +59,12 @@ func TestPresetsBuild(t *testing.T) {
 			t.Errorf("%s: σ = %v, want %v (Henaff §2.1, §3.2.1)", name, got, want)
 		}
 	}
+	// Henaff et al. scale the hidden-state gradients by 1/T in all experiments; Arjovsky et al. do not.
+	for _, p := range Presets() {
+		if want := strings.HasPrefix(p.Name, "henaff/"); p.Train.ScaleHiddenGrad != want {
+			t.Errorf("%s: ScaleHiddenGrad = %v, want %v", p.Name, p.Train.ScaleHiddenGrad, want)
+		}
+	}
 	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("Lookup(nope): error %v", err)
 	}
