@@ -114,6 +114,10 @@ func TestTrainResumePlot(t *testing.T) {
 	if !strings.Contains(string(fig), "<svg") || strings.Count(string(fig), "<polyline") != 3 || !strings.Contains(string(fig), "baseline") {
 		t.Errorf("plot: want an SVG with two runs and the baseline, got %d polylines", strings.Count(string(fig), "<polyline"))
 	}
+	// Two runs of the same model are labelled by their directories.
+	if strings.Count(string(fig), ">"+filepath.Base(split)+"<") != 1 || strings.Count(string(fig), ">"+filepath.Base(whole)+"<") != 1 {
+		t.Errorf("plot: want the legend to name %s and %s", filepath.Base(split), filepath.Base(whole))
+	}
 }
 
 // readCols returns the log's lines without the wall-time column.

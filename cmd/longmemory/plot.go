@@ -44,6 +44,16 @@ func plot(args []string, stdout, stderr io.Writer) error {
 		name := fmt.Sprintf("%s %d", meta.Preset.Model.Kind, meta.Preset.Model.Hidden)
 		chart.Series = append(chart.Series, plots.Series{Name: name, X: steps, Y: loss})
 	}
+	// Runs of the same model are told apart by their directory names.
+	names := map[string]int{}
+	for _, s := range chart.Series {
+		names[s.Name]++
+	}
+	for i := range chart.Series {
+		if names[chart.Series[i].Name] > 1 {
+			chart.Series[i].Name = filepath.Base(filepath.Clean(fs.Arg(i)))
+		}
+	}
 	if !math.IsNaN(baseline) {
 		last := 0.0
 		for _, s := range chart.Series {
