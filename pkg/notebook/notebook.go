@@ -7,6 +7,7 @@ package notebook
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"os/signal"
@@ -51,6 +52,17 @@ func RunsDir() string {
 	return filepath.Join(root, "build", "runs")
 }
 
+// CheckpointDir is where Train keeps p's checkpoints: RunsDir()/<p.Name>-<hash of p's
+// model, task and training settings>, so that a cell re-run with the same settings resumes
+// and one with any setting changed (learning rate, scaling, …) starts a run of its own.
+func CheckpointDir(p experiments.Preset) string {
+	cfg := p.Train
+	cfg.CheckpointDir = ""
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%+v|%+v|%+v", p.Model, p.Task, cfg)
+	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
+}
+
 // Run is one finished (or resumed) training run.
 type Run struct {
 	Name     string
@@ -59,10 +71,9 @@ type Run struct {
 }
 
 // Train trains preset p with a live loss plot in the cell, checkpointing into
-// RunsDir()/<p.Name>. If that directory holds a checkpoint of the same run, training
-// continues from it (after an interrupt, re-running the cell resumes; a finished run is
-// simply reloaded). Interrupting the cell (SIGINT) saves a checkpoint and returns the run
-// so far.
+// CheckpointDir(p). If that directory holds a checkpoint, training continues from it
+// (after an interrupt, re-running the cell resumes; a finished run is simply reloaded).
+// Interrupting the cell (SIGINT) saves a checkpoint and returns the run so far.
 func Train(p experiments.Preset) (*Run, error) {
 	cell, task, err := p.Build()
 	if err != nil {
@@ -72,7 +83,7 @@ func Train(p experiments.Preset) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Train.CheckpointDir = filepath.Join(RunsDir(), strings.ReplaceAll(p.Name, "/", "_"))
+	p.Train.CheckpointDir = CheckpointDir(p)
 	tr, err := train.New(b, cell, task, p.Train)
 	if err != nil {
 		return nil, err

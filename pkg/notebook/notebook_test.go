@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,5 +82,34 @@ func TestSizedAndSummary(t *testing.T) {
 	}
 	if s := Summary(runs...); !strings.Contains(s, "accuracy") || !strings.Contains(s, "after 2 steps") {
 		t.Errorf("Summary = %q", s)
+	}
+}
+
+// TestCheckpointDir: the same settings share a directory, any changed setting gets its own.
+func TestCheckpointDir(t *testing.T) {
+	p, err := experiments.Lookup("henaff/adding-T400/lt-irnn-128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := CheckpointDir(p)
+	if !strings.HasPrefix(filepath.Base(dir), "henaff_adding-T400_lt-irnn-128-") || filepath.Dir(dir) != RunsDir() {
+		t.Errorf("CheckpointDir = %s", dir)
+	}
+	q := p
+	q.Train.CheckpointDir = "elsewhere"
+	if CheckpointDir(q) != dir {
+		t.Errorf("CheckpointDir depends on Train.CheckpointDir")
+	}
+	for _, change := range []func(*experiments.Preset){
+		func(p *experiments.Preset) { p.Train.ScaleHiddenGrad = false },
+		func(p *experiments.Preset) { p.Train.Optimizer.LR = 1e-3 },
+		func(p *experiments.Preset) { p.Model.Hidden = 64 },
+		func(p *experiments.Preset) { p.Task.T = 50 },
+	} {
+		q := p
+		change(&q)
+		if CheckpointDir(q) == dir {
+			t.Errorf("a changed setting (%+v) keeps the directory %s", q, dir)
+		}
 	}
 }
