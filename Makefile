@@ -6,6 +6,10 @@
 SHELL := /bin/bash
 ROOT := $(CURDIR)
 GO ?= go
+# Go 1.27 (GoMLX v0.28.15 needs it) comes from the module proxy as a toolchain; compute's SIMD
+# kernels are built only with GOEXPERIMENT=simd. Every command below runs with both.
+export GOTOOLCHAIN := go1.27.3
+export GOEXPERIMENT := simd
 JUPYTER := /usr/bin/jupyter
 PORT ?= 8888
 IP ?= 127.0.0.1
@@ -20,22 +24,39 @@ KERNEL_PATH := $(dir $(shell command -v $(GO))):/usr/local/bin:/usr/bin:/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
+# $(call apt_install,packages): installs the Debian packages not fully installed ("install ok
+# installed"; an interrupted install leaves them "unpacked"), finishing interrupted installs
+# first; on failure it prints apt's own output.
+define apt_install
+missing=""; for p in $(1); do \
+	[ "$$(dpkg-query -W -f='$${Status}' $$p 2>/dev/null)" = "install ok installed" ] || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+	echo "setup: installing Debian packages:$$missing"; \
+	log=$$(mktemp); \
+	{ DEBIAN_FRONTEND=noninteractive $(SUDO) dpkg --configure -a && \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; } >"$$log" 2>&1 || \
+		{ echo "setup: apt-get failed; its output:"; cat "$$log"; rm -f "$$log"; exit 1; }; \
+	rm -f "$$log"; \
+fi
+endef
+
 .PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench docker clean
 
 setup: debs tools kernels
 
 debs:
-	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "setup: installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
-	fi
+	@$(call apt_install,$(DEBS))
 
-# GoNB and goimports come from go.mod's tool directive, pinned with everything else.
-tools: bin/gonb bin/goimports
-bin/gonb bin/goimports &: go.mod go.sum
+# GoNB, goimports and gopls (tab completion and Shift-Tab help in the notebooks) come from
+# go.mod's tool directive, pinned with everything else. The project's packages are built once
+# too, so that a notebook's first cell does not compile GoMLX for minutes.
+tools: bin/gonb bin/goimports bin/gopls build/.warm
+bin/gonb bin/goimports bin/gopls &: go.mod go.sum
 	$(GO) build -o bin/ tool
+build/.warm: go.mod go.sum
+	$(GO) build ./... && mkdir -p build && touch $@
 
 # A kernelspec is (re)installed when the installed one differs from this checkout's (another
 # checkout may have installed its own paths under the same name).
@@ -78,8 +99,7 @@ notebooks-test: setup
 
 # Chromium and playwright-core (pinned in tests/browser/package-lock.json) for the browser test.
 test-deps:
-	@dpkg -s chromium >/dev/null 2>&1 || { echo "setup: installing Debian package chromium"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@$(call apt_install,chromium)
 	@[ -d tests/browser/node_modules/playwright-core ] || (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 
 # Opens notebooks/01_tasks.ipynb in the real Jupyter web UI, runs all cells with the GoNB
@@ -103,8 +123,7 @@ notebooks-update: setup
 # (../shared/anchors/torch_urnn.py, Debian python3-torch, installed here when missing), one table
 # and build/bench.json. Not part of `make test`.
 bench: tools
-	@dpkg -s python3-torch >/dev/null 2>&1 || { echo "bench: installing Debian package python3-torch"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-torch >/dev/null; }
+	@$(call apt_install,python3-torch)
 	$(GO) build -o bin/bench ./cmd/bench
 	bin/bench -json build/bench.json
 

@@ -1,7 +1,8 @@
 // Package docker holds the Dockerfile of the project's notebook image. No Docker engine
 // runs where the tests run, so this test checks what can be checked without one: that
 // the files the Dockerfile copies exist, that the make targets it calls exist, and that
-// its Go version is the one go.mod asks for.
+// its Go version is the one go.mod asks for, and that every place running Go sets the same
+// toolchain and GOEXPERIMENT.
 package docker
 
 import (
@@ -69,5 +70,37 @@ func TestDockerfileMatchesProject(t *testing.T) {
 	base := regexp.MustCompile(`(?m)^FROM golang:(\d+\.\d+)`).FindStringSubmatch(dockerfile)
 	if goVersion == nil || base == nil || goVersion[1] != base[1] {
 		t.Errorf("go.mod asks for Go %v, the Docker base image is golang:%v", goVersion, base)
+	}
+}
+
+// TestEveryGoRunnerSetsTheToolchain checks that every place that runs `go` (the Makefile,
+// CI, the Jupyter kernels, the Dockerfile) and the README's instructions set the Go release
+// that go.mod needs (GOTOOLCHAIN) and compute's SIMD kernels (GOEXPERIMENT=simd): a machine
+// starts on its own Go, and without the experiment compute builds no SIMD kernels.
+func TestEveryGoRunnerSetsTheToolchain(t *testing.T) {
+	gomod := read(t, "../go.mod")
+	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindStringSubmatch(gomod)
+	if goVersion == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	toolchain := regexp.MustCompile(`GOTOOLCHAIN[=:" ]+(?:= )?"?(go\d+\.\d+\.\d+)`)
+	experiment := regexp.MustCompile(`GOEXPERIMENT[=:" ]+(?:= )?"?simd`)
+	files, err := filepath.Glob("../kernels/*/kernel.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no kernelspecs under ../kernels (%v)", err)
+	}
+	files = append(files, "../Makefile", "../.ci/run", "Dockerfile", "../README.md")
+	for _, f := range files {
+		text := read(t, f)
+		m := toolchain.FindStringSubmatch(text)
+		switch {
+		case m == nil:
+			t.Errorf("%s does not set GOTOOLCHAIN", f)
+		case !strings.HasPrefix(m[1], "go"+goVersion[1]+"."):
+			t.Errorf("%s sets GOTOOLCHAIN=%s, go.mod asks for Go %s", f, m[1], goVersion[1])
+		}
+		if !experiment.MatchString(text) {
+			t.Errorf("%s does not set GOEXPERIMENT=simd", f)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
 // FD configures CheckGradient. The zero value means the defaults given per field.
@@ -42,6 +43,7 @@ func CheckGradient(backend compute.Backend, store *model.Store, loss func(scope 
 	}
 	var vars []*model.Variable
 	gradExec, err := model.NewExec(backend, store, func(scope *model.Scope, g *Graph) []*Node {
+		rnn.LiveVariables(store, g)
 		l := loss(scope, g)
 		vars = vars[:0]
 		var nodes []*Node
@@ -56,7 +58,10 @@ func CheckGradient(backend compute.Backend, store *model.Store, loss func(scope 
 	if err != nil {
 		return err
 	}
-	lossExec, err := model.NewExec(backend, store, loss)
+	lossExec, err := model.NewExec(backend, store, func(scope *model.Scope, g *Graph) *Node {
+		rnn.LiveVariables(store, g)
+		return loss(scope, g)
+	})
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ func HiddenGradNorms(backend compute.Backend, scope *model.Scope, cell rnn.Cell,
 	}
 	store := scope.Store()
 	fwd, err := model.NewExec(backend, store, func(_ *model.Scope, g *Graph, in []*Node) []*Node {
+		rnn.LiveVariables(store, g)
 		states := rnn.Unroll(cell.Build(scope, g), in[1], in[0])
 		return []*Node{Squeeze(SliceAxis(states, 1, AxisElem(-1)), 1)}
 	})
@@ -68,6 +69,7 @@ func HiddenGradNorms(backend compute.Backend, scope *model.Scope, cell rnn.Cell,
 		return nil, err
 	}
 	bwd, err := model.NewExec(backend, store, func(_ *model.Scope, g *Graph, in []*Node) []*Node {
+		rnn.LiveVariables(store, g)
 		return backwardChunk(cell.Build(scope, g), in)
 	})
 	if err != nil {

@@ -83,6 +83,7 @@ func Run(backend compute.Backend, scope *model.Scope, cell rnn.Cell, b *tasks.Ba
 	// The graph: [h_in [B, State],] x [B, C, In] → h_out, outputs [B, C, Out], norms [B, C]
 	// (, states). The whole sequence runs through rnn.Sequence from the cell's h_0.
 	exec, err := model.NewExec(backend, scope.Store(), func(_ *model.Scope, g *Graph, in []*Node) []*Node {
+		rnn.LiveVariables(scope.Store(), g)
 		var outputs, states *Node
 		if whole {
 			outputs, states = rnn.Sequence(cell, scope, in[0])

@@ -61,6 +61,7 @@ func NewRunner(backend compute.Backend, store *model.Store, cell rnn.Cell, chunk
 		}
 		var e *model.Exec
 		e, err = model.NewExec(backend, store, func(_ *model.Scope, g *Graph, in []*Node) []*Node {
+			rnn.LiveVariables(store, g)
 			return fn(store.Scope(ModelScope), g, in)
 		})
 		return e

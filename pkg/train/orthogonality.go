@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
 // Orthogonality configures Henaff et al.'s soft orthogonality constraint (§4.3, the pooling
@@ -47,6 +48,7 @@ func newOrthoStep(t *Trainer, lr float64) (*orthoStep, error) {
 	s := &orthoStep{cfg: o, v: v}
 	var err error
 	s.exec, err = model.NewExec(t.Runner.Backend, t.Store, func(_ *model.Scope, x *Node) *Node {
+		rnn.LiveVariables(t.Store, x.Graph())
 		vn := v.NodeValue(x.Graph())
 		loss := ltrnn.OrthogonalityPenalty(vn, x)
 		v.SetNodeValue(Sub(vn, MulScalar(Gradient(loss, vn)[0], o.LR)))

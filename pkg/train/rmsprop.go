@@ -9,6 +9,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
 // OptimizerScope is the scope of the optimizer's state (RMSProp accumulators).
@@ -66,10 +67,11 @@ func (o RMSProp) withDefaults() (RMSProp, error) {
 
 // updater applies RMSProp to a list of variables, given their gradients.
 type updater struct {
-	opt  RMSProp
-	vars []*model.Variable
-	accs []*model.Variable
-	exec *model.Exec
+	store *model.Store
+	opt   RMSProp
+	vars  []*model.Variable
+	accs  []*model.Variable
+	exec  *model.Exec
 }
 
 // accName is the accumulator's variable name for the parameter at path.
@@ -81,7 +83,7 @@ func newUpdater(backend compute.Backend, store *model.Store, vars []*model.Varia
 	if err != nil {
 		return nil, err
 	}
-	u := &updater{opt: opt, vars: vars}
+	u := &updater{store: store, opt: opt, vars: vars}
 	scope := store.Scope(OptimizerScope)
 	for _, v := range vars {
 		acc := scope.GetVariable(accName(v.Path()))
@@ -125,6 +127,7 @@ func globalNorm(grads []*Node) *Node {
 
 // graph: in = gradients (in u.vars order) → [‖g‖ before clipping]; updates the variables.
 func (u *updater) graph(_ *model.Scope, g *Graph, grads []*Node) []*Node {
+	rnn.LiveVariables(u.store, g)
 	o := u.opt
 	norm := globalNorm(grads)
 	if o.ClipValue > 0 {

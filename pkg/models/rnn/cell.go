@@ -106,3 +106,15 @@ func Variable(scope *model.Scope, g *Graph, name string) *Node {
 	}
 	return v.NodeValue(g)
 }
+
+// LiveVariables makes store's variables enter graph g as parameters, read from the store at
+// every execution; every graph of this project that reads variables calls it first.
+//
+// compute's Go backend reports PreferConstantsForVariables, and GoMLX then embeds the value
+// a variable has when a graph is built as a constant in any graph not marked as training.
+// The project compiles a graph once and runs it many times while the variables change
+// (held-out evaluation after updates, finite differences, gradient norms after training),
+// so an embedded value would silently go stale. Marking the graph as training (GoMLX's
+// Store.SetTraining) keeps variables as parameters; no model here reads the training flag
+// otherwise.
+func LiveVariables(store *model.Store, g *Graph) { store.SetTraining(g, true) }

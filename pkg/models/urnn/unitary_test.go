@@ -184,6 +184,7 @@ func TestWUnitaryAfterRMSProp(t *testing.T) {
 		}
 	}
 	exec := model.MustNewExec(backend.MustNew(), store, func(scope *model.Scope, g *Graph) []*Node {
+		rnn.LiveVariables(store, g)
 		o, _ := rnn.Sequence(c, scope, inputs(g, dtypes.Float32, 9, batch, T, in))
 		target := inputs(g, dtypes.Float32, 10, batch, T, out)
 		d := Sub(o, target)
