@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
@@ -41,13 +39,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("eval: -n = %d and -batch = %d, want both >= 1", *n, *batch)
 	}
 	dir := fs.Arg(0)
-	var meta runFile
-	raw, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	meta, err := readRunFile(dir)
 	if err != nil {
-		return fmt.Errorf("eval: %s is not a run directory: %w", dir, err)
-	}
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		return fmt.Errorf("eval: %s: %w", filepath.Join(dir, "run.json"), err)
+		return fmt.Errorf("eval: %w", err)
 	}
 	p := meta.Preset
 	p.Train.CheckpointDir = filepath.Join(dir, "checkpoints")

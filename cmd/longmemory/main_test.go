@@ -20,8 +20,23 @@ func cli(args ...string) (int, string) {
 
 func TestList(t *testing.T) {
 	code, out := cli("list")
-	if code != 0 || !strings.Contains(out, "arjovsky/copy-T100/urnn-128") || !strings.Contains(out, "henaff/varcopy-T100/lstm-80") {
+	if code != 0 || !strings.Contains(out, "arjovsky/copy-T100/urnn-128") || !strings.Contains(out, "henaff/varcopy-T100/lstm-80") ||
+		strings.Contains(out, "T=0") || !strings.Contains(out, "mnist (784 pixels)") {
 		t.Errorf("list: exit %d, output:\n%s", code, out)
+	}
+}
+
+// TestTrainHelp checks the usage text: argument names come from backquoted words of the
+// flag's description, so prose there must not be backquoted.
+func TestTrainHelp(t *testing.T) {
+	_, out := cli("train", "-h")
+	for _, want := range []string{"-preset name", "-out directory", "-resume"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train -h does not show %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "-preset longmemory") {
+		t.Errorf("train -h shows a command as the argument of -preset:\n%s", out)
 	}
 }
 
@@ -68,8 +83,13 @@ func TestTrainResumePlot(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(split, "log.csv")); !bytes.Equal(before, after) {
 		t.Error("the refused run changed log.csv")
 	}
-	if code, out := cli(append(base, "-steps", "8", "-out", split, "-resume")...); code != 0 {
+	// -resume takes the run's settings from its run.json: only the new step count is given.
+	if code, out := cli("train", "-out", split, "-resume", "-steps", "8", "-quiet"); code != 0 {
 		t.Fatalf("resume: exit %d\n%s", code, out)
+	}
+	if code, out := cli("train", "-out", split, "-resume", "-preset", "arjovsky/copy-T100/urnn-128"); code != 1 ||
+		!strings.Contains(out, `holds a run of preset "custom", not "arjovsky/copy-T100/urnn-128"`) {
+		t.Errorf("resume with another preset: exit %d, %q", code, out)
 	}
 	if code, out := cli(append(base, "-steps", "8", "-out", whole)...); code != 0 {
 		t.Fatalf("whole: exit %d\n%s", code, out)

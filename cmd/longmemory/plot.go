@@ -121,15 +121,24 @@ func lossCurve(rows []logRow, trainLoss bool) (steps, loss []float64) {
 	return steps, loss
 }
 
-// readRun reads DIR/run.json and DIR/log.csv.
-func readRun(dir string) (runFile, []logRow, error) {
+// readRunFile reads DIR/run.json; the error wraps os.ErrNotExist when there is none.
+func readRunFile(dir string) (runFile, error) {
 	var meta runFile
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil {
-		return meta, nil, fmt.Errorf("%s is not a run directory: %w", dir, err)
+		return meta, fmt.Errorf("%s is not a run directory: %w", dir, err)
 	}
 	if err := json.Unmarshal(b, &meta); err != nil {
-		return meta, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
+		return meta, fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
+	}
+	return meta, nil
+}
+
+// readRun reads DIR/run.json and DIR/log.csv.
+func readRun(dir string) (runFile, []logRow, error) {
+	meta, err := readRunFile(dir)
+	if err != nil {
+		return meta, nil, err
 	}
 	rows, err := readLog(filepath.Join(dir, "log.csv"))
 	return meta, rows, err

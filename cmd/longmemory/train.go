@@ -36,9 +36,9 @@ type runFile struct {
 func trainCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	preset := fs.String("preset", "", "preset name (see `longmemory list`); flags below override its fields")
-	out := fs.String("out", "", "run directory for run.json, log.csv and checkpoints (required)")
-	resume := fs.Bool("resume", false, "continue the run in -out from its latest checkpoint")
+	preset := fs.String("preset", "", "preset `name` (longmemory list shows them); flags below override its fields")
+	out := fs.String("out", "", "run `directory` for run.json, log.csv and checkpoints (required)")
+	resume := fs.Bool("resume", false, "continue the run in -out from its latest checkpoint, with the settings it recorded in run.json")
 	kind := fs.String("model", "", "model kind: urnn, lstm, lstm-peephole, gru, tanh, irnn, lt-ornn, lt-irnn")
 	hidden := fs.Int("hidden", 0, "hidden units")
 	pooling := fs.Bool("pooling", false, "LT-RNN: add the l2-pooled decoder")
@@ -64,12 +64,19 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("train: -out DIR is required")
 	}
 	var p experiments.Preset
-	if *preset != "" {
-		var err error
+	recorded, err := readRunFile(*out)
+	switch {
+	case *resume && err == nil && *preset != "" && *preset != recorded.Preset.Name:
+		return fmt.Errorf("train: -resume: %s holds a run of preset %q, not %q", *out, recorded.Preset.Name, *preset)
+	case *resume && err == nil:
+		p = recorded.Preset // the run continues with what it recorded; flags below override
+	case *resume && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("train: -resume: %w", err)
+	case *preset != "":
 		if p, err = experiments.Lookup(*preset); err != nil {
 			return err
 		}
-	} else {
+	default:
 		p = experiments.Preset{Name: "custom", Paper: "custom run", Train: train.Config{Steps: 1000, Batch: 20, Chunk: 128}}
 	}
 	set := map[string]bool{}

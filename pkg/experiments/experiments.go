@@ -120,8 +120,12 @@ type Preset struct {
 
 // String describes p in one line.
 func (p Preset) String() string {
-	return fmt.Sprintf("%s: %s %d on %s T=%d, %d steps of batch %d (%s)", p.Name, p.Model.Kind, p.Model.Hidden,
-		p.Task.Kind, p.Task.T, p.Train.Steps, p.Train.Batch, p.Paper)
+	task := fmt.Sprintf("%s T=%d", p.Task.Kind, p.Task.T)
+	if p.Task.Kind == "mnist" || p.Task.Kind == "pmnist" {
+		task = fmt.Sprintf("%s (784 pixels)", p.Task.Kind) // the sequence length is the image's
+	}
+	return fmt.Sprintf("%s: %s %d on %s, %d steps of batch %d (%s)", p.Name, p.Model.Kind, p.Model.Hidden,
+		task, p.Train.Steps, p.Train.Batch, p.Paper)
 }
 
 // Build returns the preset's cell and task.
