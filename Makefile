@@ -119,13 +119,14 @@ notebooks-update: setup
 	done
 	$(GO) run ./cmd/nbcheck $(NOTEBOOKS)
 
-# Training-step time, build time and peak memory of the models against the PyTorch reference
-# (../shared/anchors/torch_urnn.py, Debian python3-torch, installed here when missing), one table
-# and build/bench.json. Not part of `make test`.
+# Training-step time, build time and peak memory of the models against the project's PyTorch
+# reference (bench/torch_reference.py, run by Debian's python3-torch, installed here when
+# missing), one table and build/bench.json. Needs nothing beside this checkout but Debian
+# packages and Go modules. Not part of `make test`.
 bench: tools
 	@$(call apt_install,python3-torch)
 	$(GO) build -o bin/bench ./cmd/bench
-	bin/bench -json build/bench.json
+	bin/bench -torch bench/torch_reference.py -json build/bench.json
 
 docker:
 	docker build -f docker/Dockerfile -t longmemory .

@@ -7,7 +7,9 @@ require (
 	github.com/gomlx/go-xla v0.4.12
 	github.com/gomlx/gomlx v0.28.15
 	github.com/janpfeifer/gonb v0.11.5
+	golang.org/x/image v0.30.0
 	gonum.org/v1/gonum v0.16.0
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -47,7 +49,6 @@ require (
 	go.uber.org/zap v1.27.0 // indirect
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/exp/typeparams v0.0.0-20260908205506-85c1c2202aba // indirect
-	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
@@ -59,7 +60,6 @@ require (
 	golang.org/x/tools v0.51.1-0.20261014163302-24a65270771e // indirect
 	golang.org/x/tools/gopls v0.24.0 // indirect
 	golang.org/x/vuln v1.8.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	honnef.co/go/tools v0.8.1 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect

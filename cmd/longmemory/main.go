@@ -4,7 +4,7 @@
 //	longmemory list                               the presets (papers' runs)
 //	longmemory train -preset NAME -out DIR        train a preset; -resume continues DIR's run
 //	longmemory train -model urnn -hidden 128 -task copy -T 100 -steps 500 -out DIR
-//	longmemory plot -o fig.svg DIR1 DIR2 …        loss against iteration, baseline dashed
+//	longmemory plot -o fig.png DIR1 DIR2 …        loss against iteration, baseline dashed (.png or .svg)
 //	longmemory eval [-n 10000] DIR                 test-set loss and accuracy of DIR's checkpoint
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //
@@ -28,7 +28,7 @@ const usage = `usage: longmemory <command> [flags]
 commands:
   list    list the presets
   train   train a preset or a custom configuration (longmemory train -h)
-  plot    plot training logs as an SVG figure (longmemory plot -h)
+  plot    plot training logs as a PNG or SVG figure (longmemory plot -h)
   eval    score a run's latest checkpoint on the test set (longmemory eval -h)
   summary one Markdown table row per run: steps, wall time, held-out loss, baseline
 `

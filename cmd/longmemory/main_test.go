@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
 )
 
 // cli runs the command and returns its exit code and output.
@@ -126,17 +129,34 @@ func TestTrainResumePlot(t *testing.T) {
 		!strings.Contains(rows[2], fmt.Sprintf("| %.4f |", lastEval)) {
 		t.Errorf("summary: want a header and two rows with the last held-out loss %.4f, got\n%s", lastEval, table)
 	}
-	svg := filepath.Join(t.TempDir(), "fig.svg")
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "fig.svg")
 	if code, out := cli("plot", "-o", svg, split, whole); code != 0 {
 		t.Fatalf("plot: exit %d\n%s", code, out)
 	}
 	fig, _ := os.ReadFile(svg)
-	if !strings.Contains(string(fig), "<svg") || strings.Count(string(fig), "<polyline") != 3 || !strings.Contains(string(fig), "baseline") {
-		t.Errorf("plot: want an SVG with two runs and the baseline, got %d polylines", strings.Count(string(fig), "<polyline"))
+	if !strings.Contains(string(fig), "<svg") || !strings.Contains(string(fig), ">baseline<") || !strings.Contains(string(fig), "stroke-dasharray") {
+		t.Errorf("plot: want an SVG with the dashed baseline")
 	}
 	// Two runs of the same model are labelled by their directories.
 	if strings.Count(string(fig), ">"+filepath.Base(split)+"<") != 1 || strings.Count(string(fig), ">"+filepath.Base(whole)+"<") != 1 {
 		t.Errorf("plot: want the legend to name %s and %s", filepath.Base(split), filepath.Base(whole))
+	}
+	// PNG by extension (720×400 at the plots' PNG scale); other extensions are refused.
+	pngFile := filepath.Join(dir, "fig.png")
+	if code, out := cli("plot", "-o", pngFile, split, whole); code != 0 {
+		t.Fatalf("plot -o fig.png: exit %d\n%s", code, out)
+	}
+	f, err := os.Open(pngFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width != 720*plots.PNGScale || cfg.Height != 400*plots.PNGScale {
+		t.Errorf("plot -o fig.png: %v, %dx%d", err, cfg.Width, cfg.Height)
+	}
+	if code, out := cli("plot", "-o", filepath.Join(dir, "fig.pdf"), split); code == 0 || !strings.Contains(out, `".pdf"`) {
+		t.Errorf("plot -o fig.pdf: exit %d, want an error naming the extension:\n%s", code, out)
 	}
 }
 

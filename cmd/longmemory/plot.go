@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
 )
@@ -17,7 +18,7 @@ import (
 func plot(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "loss.svg", "output SVG file")
+	out := fs.String("o", "loss.png", "output file: .png or .svg")
 	title := fs.String("title", "", "figure title (default: the first run's task)")
 	train := fs.Bool("train", false, "plot the training loss of every step instead of the held-out loss")
 	logy := fs.Bool("logy", false, "log-scale y axis")
@@ -26,6 +27,10 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("plot: give one or more run directories (written by `longmemory train -out DIR`)")
+	}
+	ext := strings.ToLower(filepath.Ext(*out))
+	if ext != ".png" && ext != ".svg" {
+		return fmt.Errorf("plot: -o %s: unknown figure format %q (want .png or .svg)", *out, ext)
 	}
 	chart := plots.Chart{Title: *title, XLabel: "iteration", YLabel: "loss", LogY: *logy, Width: 720, Height: 400}
 	baseline := math.NaN()
@@ -63,8 +68,18 @@ func plot(args []string, stdout, stderr io.Writer) error {
 		}
 		chart.Series = append(chart.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
 	}
+	fig := []byte(nil)
+	if ext == ".png" {
+		b, err := chart.PNG()
+		if err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		fig = b
+	} else {
+		fig = []byte(chart.SVG())
+	}
 	tmp := *out + ".tmp"
-	if err := os.WriteFile(tmp, []byte(chart.SVG()), 0o644); err != nil {
+	if err := os.WriteFile(tmp, fig, 0o644); err != nil {
 		return fmt.Errorf("plot: -o: %w", err)
 	}
 	if err := os.Rename(tmp, *out); err != nil {

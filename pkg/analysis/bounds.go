@@ -13,7 +13,7 @@ import (
 )
 
 // Bounds holds the quantities of the two upper bounds on long-term gradients of Galvan
-// §1.6 (papers/galvan2015_*.md), computed from a recurrent matrix W (r×r) and the largest
+// (2015) §1.6 (docs/REFERENCES.md), computed from a recurrent matrix W (r×r) and the largest
 // derivative of the transition nonlinearity. Galvan writes the recurrence on
 // pre-activations, a^t = W^rec σ(a^{t−1}) + …, so that (eq. 1.63)
 //

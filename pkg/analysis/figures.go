@@ -14,11 +14,12 @@ type Named struct {
 	Values []float64
 }
 
-// GradNormsSVG draws ‖∂C/∂h_t‖ against t = 0..L on a log axis (Arjovsky et al. 2016's
+// GradNormsChart draws ‖∂C/∂h_t‖ against t = 0..L on a log axis (Arjovsky et al. 2016's
 // figure of the gradient norms): measured curves solid (e.g. GradNorms.Total at
 // initialisation and after training), bounds dashed (Curve with Bounds.Tau or Bounds.SV).
-// Zeros and values beyond the float range are left out by the log axis.
-func GradNormsSVG(title string, measured, bounds []Named) string {
+// Zeros and values beyond the float range are left out by the log axis (the curve breaks
+// there).
+func GradNormsChart(title string, measured, bounds []Named) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "t", YLabel: "‖∂C/∂h_t‖", LogY: true}
 	for _, m := range measured {
 		c.Series = append(c.Series, plots.Series{Name: m.Name, Y: finite(m.Values)})
@@ -26,7 +27,7 @@ func GradNormsSVG(title string, measured, bounds []Named) string {
 	for _, b := range bounds {
 		c.Series = append(c.Series, plots.Series{Name: b.Name, Y: finite(b.Values), Dashed: true})
 	}
-	return c.SVG()
+	return c
 }
 
 // finite replaces ±Inf by NaN, which the charts skip.
@@ -40,10 +41,10 @@ func finite(v []float64) []float64 {
 	return out
 }
 
-// SpectraSVG draws eigenvalues in the complex plane with the unit circle, one colour per
+// SpectraChart draws eigenvalues in the complex plane with the unit circle, one colour per
 // spectrum (e.g. V of the copy construction, a random orthogonal matrix and I, or a
 // trained recurrent matrix).
-func SpectraSVG(title string, spectra ...Spectrum) string {
+func SpectraChart(title string, spectra ...Spectrum) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "Re λ", YLabel: "Im λ", Equal: true, UnitCircle: true, Height: 480}
 	for _, s := range spectra {
 		x, y := make([]float64, len(s.Values)), make([]float64, len(s.Values))
@@ -52,14 +53,14 @@ func SpectraSVG(title string, spectra ...Spectrum) string {
 		}
 		c.Series = append(c.Series, plots.Series{Name: s.Name, X: x, Y: y, Points: true})
 	}
-	return c.SVG()
+	return c
 }
 
-// AnglesSVG draws the sorted eigenvalue angles arg λ / 2π ∈ (−½, ½] against their rank
+// AnglesChart draws the sorted eigenvalue angles arg λ / 2π ∈ (−½, ½] against their rank
 // divided by the number of eigenvalues, one line per spectrum: eigenvalues spread
 // uniformly around the circle (a "clock", Henaff et al. §3.1.1) give the diagonal, the
 // identity gives a flat line at 0.
-func AnglesSVG(title string, spectra ...Spectrum) string {
+func AnglesChart(title string, spectra ...Spectrum) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "rank / n", YLabel: "arg λ / 2π"}
 	for _, s := range spectra {
 		a := Angles(s.Values)
@@ -71,35 +72,36 @@ func AnglesSVG(title string, spectra ...Spectrum) string {
 		}
 		c.Series = append(c.Series, plots.Series{Name: s.Name, X: x, Y: a})
 	}
-	return c.SVG()
+	return c
 }
 
-// SingularValuesSVG draws singular values (decreasing, as SingularValues returns them)
+// SingularValuesChart draws singular values (decreasing, as SingularValues returns them)
 // against their index, one line per matrix; an orthogonal matrix is flat at 1.
-func SingularValuesSVG(title string, sets ...Named) string {
+func SingularValuesChart(title string, sets ...Named) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "index", YLabel: "singular value"}
 	for _, s := range sets {
 		c.Series = append(c.Series, plots.Series{Name: s.Name, Y: s.Values})
 	}
-	return c.SVG()
+	return c
 }
 
-// StateNormsSVG draws hidden-state norms ‖h_t‖ against t (e.g. MeanStateNorms of several
-// models), on a log axis when logY.
-func StateNormsSVG(title string, logY bool, curves ...Named) string {
+// StateNormsChart draws hidden-state norms ‖h_t‖ against t (e.g. MeanStateNorms of several
+// models), on a log axis when logY and otherwise on the scale the chart chooses (log when
+// the norms span more than two decades).
+func StateNormsChart(title string, logY bool, curves ...Named) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "t", YLabel: "‖h_t‖", LogY: logY}
 	for _, s := range curves {
 		c.Series = append(c.Series, plots.Series{Name: s.Name, Y: s.Values})
 	}
-	return c.SVG()
+	return c
 }
 
-// ActivationsSVG draws the pooled activations p_j(t) of the units pooled units whose
+// ActivationsChart draws the pooled activations p_j(t) of the units pooled units whose
 // activations vary most over time (Henaff et al. Figure 5), with dashed vertical lines
 // at the marked steps.
-func ActivationsSVG(title string, a *Activations, units int) string {
+func ActivationsChart(title string, a *Activations, units int) plots.Chart {
 	if len(a.Pooled) == 0 {
-		return plots.Chart{Title: title}.SVG()
+		return plots.Chart{Title: title}
 	}
 	n := len(a.Pooled[0])
 	type unit struct {
@@ -128,15 +130,15 @@ func ActivationsSVG(title string, a *Activations, units int) string {
 	for _, m := range a.Markers {
 		c.Series = append(c.Series, plots.Series{X: []float64{float64(m), float64(m)}, Y: []float64{lo, hi}, Dashed: true, Color: "#333333"})
 	}
-	return c.SVG()
+	return c
 }
 
-// ActivationsHeatmapSVG draws all pooled activations as a heat map, one row per pooled
+// ActivationsHeatmap draws all pooled activations as a heat map, one row per pooled
 // unit and one column per step (Henaff et al. Figure 5); columns at the markers are
 // labelled "m".
-func ActivationsHeatmapSVG(title string, a *Activations) string {
+func ActivationsHeatmap(title string, a *Activations) plots.Heatmap {
 	if len(a.Pooled) == 0 {
-		return plots.Heatmap{Title: title}.SVG()
+		return plots.Heatmap{Title: title}
 	}
 	n, L := len(a.Pooled[0]), len(a.Pooled)
 	vals := make([][]float64, n)
@@ -150,5 +152,5 @@ func ActivationsHeatmapSVG(title string, a *Activations) string {
 	for _, m := range a.Markers {
 		cols[m] = "m"
 	}
-	return plots.Heatmap{Title: title, XLabel: "t", YLabel: "pooled unit", Values: vals, ColLabels: cols, CellW: max(1, min(4, 720/L)), CellH: 3}.SVG()
+	return plots.Heatmap{Title: title, XLabel: "t", YLabel: "pooled unit", Values: vals, ColLabels: cols, CellW: max(1, min(4, 720/L)), CellH: 3}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Spectrum is a named set of eigenvalues, for plotting several matrices in one complex
-// plane (SpectraSVG).
+// plane (SpectraChart).
 type Spectrum struct {
 	Name   string
 	Values []complex128

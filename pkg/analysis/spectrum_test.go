@@ -1,7 +1,9 @@
 package analysis_test
 
 import (
+	"bytes"
 	"encoding/xml"
+	"image/png"
 	"io"
 	"math"
 	"math/cmplx"
@@ -16,6 +18,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
@@ -213,21 +216,17 @@ func TestPoolingActivations(t *testing.T) {
 	}
 }
 
-// svgElements parses svg as XML and counts its elements.
-func svgElements(t *testing.T, svg string) map[string]int {
+// wellFormed fails the test unless svg parses as XML.
+func wellFormed(t *testing.T, svg string) {
 	t.Helper()
-	counts := map[string]int{}
 	d := xml.NewDecoder(strings.NewReader(svg))
 	for {
-		tok, err := d.Token()
+		_, err := d.Token()
 		if err == io.EOF {
-			return counts
+			return
 		}
 		if err != nil {
 			t.Fatalf("SVG is not well-formed XML: %v", err)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			counts[se.Name.Local]++
 		}
 	}
 }
@@ -236,33 +235,44 @@ func TestFigures(t *testing.T) {
 	eig, _ := analysis.Eigenvalues(rotation(0.5), 2)
 	ones := []float64{1, 0.5, 0.25, math.Inf(1)}
 	act := &analysis.Activations{Pooled: [][]float64{{0, 1}, {1, 1}, {2, 1}}, Markers: []int{1}}
+	grad := analysis.GradNormsChart("g", []analysis.Named{{"measured", ones}}, []analysis.Named{{"bound", ones}})
+	spectra := analysis.SpectraChart("s", analysis.Spectrum{Name: "R", Values: eig})
+	activations := analysis.ActivationsChart("p", act, 1)
+	heat := analysis.ActivationsHeatmap("p", act)
 	for _, tc := range []struct {
-		name  string
-		svg   string
-		elems map[string]int // minimum counts
-		text  []string
+		name string
+		fig  plots.Figure
+		ok   bool // the figure's structure
+		text []string
 	}{
-		{"grad norms", analysis.GradNormsSVG("g", []analysis.Named{{"measured", ones}}, []analysis.Named{{"bound", ones}}),
-			map[string]int{"polyline": 2}, []string{"stroke-dasharray", "measured", "bound"}},
-		{"spectra", analysis.SpectraSVG("s", analysis.Spectrum{Name: "R", Values: eig}),
-			map[string]int{"circle": 2, "ellipse": 1}, []string{"Re λ"}},
-		{"angles", analysis.AnglesSVG("a", analysis.Spectrum{Name: "R", Values: eig}), map[string]int{"polyline": 1}, nil},
-		{"singular values", analysis.SingularValuesSVG("sv", analysis.Named{Name: "W", Values: []float64{2, 1}}), map[string]int{"polyline": 1}, nil},
-		{"state norms", analysis.StateNormsSVG("n", true, analysis.Named{Name: "h", Values: []float64{1, 2, 3}}), map[string]int{"polyline": 1}, []string{"‖h_t‖"}},
-		{"activations", analysis.ActivationsSVG("p", act, 1), map[string]int{"polyline": 2}, []string{"p0"}},
-		{"activations heat map", analysis.ActivationsHeatmapSVG("p", act), map[string]int{"rect": 6}, []string{">m<"}},
+		{"grad norms", grad, len(grad.Series) == 2 && !grad.Series[0].Dashed && grad.Series[1].Dashed && grad.LogScale() &&
+			math.IsNaN(grad.Series[0].Y[3]), []string{"stroke-dasharray", "measured", "bound"}},
+		{"spectra", spectra, spectra.Equal && spectra.UnitCircle && len(spectra.Series) == 1 && spectra.Series[0].Points &&
+			len(spectra.Series[0].X) == 2, []string{"Re λ"}},
+		{"angles", analysis.AnglesChart("a", analysis.Spectrum{Name: "R", Values: eig}), true, []string{"arg λ / 2π"}},
+		{"singular values", analysis.SingularValuesChart("sv", analysis.Named{Name: "W", Values: []float64{2, 1}}), true, []string{">W<"}},
+		{"state norms", analysis.StateNormsChart("n", true, analysis.Named{Name: "h", Values: []float64{1, 2, 3}}), true, []string{"‖h_t‖"}},
+		{"activations", activations, len(activations.Series) == 2 && activations.Series[1].Dashed, []string{"p0"}},
+		{"activations heat map", heat, len(heat.Values) == 2 && len(heat.Values[0]) == 3 && heat.ColLabels[1] == "m", []string{">m<"}},
+		{"empty activations", analysis.ActivationsHeatmap("none", &analysis.Activations{}), true, []string{">none<"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := svgElements(t, tc.svg)
-			for el, n := range tc.elems {
-				if got[el] < n {
-					t.Errorf("%d <%s> elements, want >= %d", got[el], el, n)
-				}
+			if !tc.ok {
+				t.Errorf("unexpected figure: %+v", tc.fig)
 			}
+			svg := tc.fig.SVG()
+			wellFormed(t, svg)
 			for _, s := range tc.text {
-				if !strings.Contains(tc.svg, s) {
+				if !strings.Contains(svg, s) {
 					t.Errorf("SVG misses %q", s)
 				}
+			}
+			b, err := tc.fig.PNG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+				t.Errorf("PNG: %v", err)
 			}
 		})
 	}

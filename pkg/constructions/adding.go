@@ -16,7 +16,7 @@ import (
 )
 
 // markerGain is the weight of the marker channel and minus the bias of the adding
-// solution's ReLU unit (Henaff et al. §3.2.1: U = (1, 1000), b = −1000; papers/README.md):
+// solution's ReLU unit (Henaff et al. 2016 §3.2.1: U = (1, 1000), b = −1000; docs/REFERENCES.md):
 // ReLU(x + 1000·m − 1000) is x when the marker m is 1 and 0 when it is 0, for x ∈ [0, 1).
 const markerGain = 1000
 

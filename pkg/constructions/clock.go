@@ -6,6 +6,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/analysis"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
 )
 
 // saltClock separates the random orthogonal matrix of ClockSpectra from other draws.
@@ -23,8 +24,8 @@ const saltClock = 0x636c6f63 // "cloc"
 //	"identity"           the LT-IRNN initialisation and the adding solution's V: every
 //	                     eigenvalue at 1 (a δ mass), all l_j = 0
 //
-// Draw them with analysis.SpectraSVG (complex plane with the unit circle) and
-// analysis.AnglesSVG (sorted angles: a clock is the diagonal, I a flat line).
+// Draw them with analysis.SpectraChart (complex plane with the unit circle) and
+// analysis.AnglesChart (sorted angles: a clock is the diagonal, I a flat line).
 func (c *CopySolution) ClockSpectra(seed uint64) ([]analysis.Spectrum, error) {
 	n := c.N()
 	rng := rand.New(rand.NewPCG(seed, saltClock))
@@ -50,13 +51,13 @@ func (c *CopySolution) ClockSpectra(seed uint64) ([]analysis.Spectrum, error) {
 	return out, nil
 }
 
-// ClockSVG draws ClockSpectra(seed) twice: in the complex plane with the unit circle
-// (analysis.SpectraSVG) and as sorted angles (analysis.AnglesSVG).
-func (c *CopySolution) ClockSVG(seed uint64) (plane, angles string, err error) {
+// ClockCharts draws ClockSpectra(seed) twice: in the complex plane with the unit circle
+// (analysis.SpectraChart) and as sorted angles (analysis.AnglesChart).
+func (c *CopySolution) ClockCharts(seed uint64) (plane, angles plots.Chart, err error) {
 	s, err := c.ClockSpectra(seed)
 	if err != nil {
-		return "", "", err
+		return plane, angles, err
 	}
-	return analysis.SpectraSVG("Eigenvalues of the transition matrix", s...),
-		analysis.AnglesSVG("Eigenvalue angles (the clock view)", s...), nil
+	return analysis.SpectraChart("Eigenvalues of the transition matrix", s...),
+		analysis.AnglesChart("Eigenvalue angles (the clock view)", s...), nil
 }

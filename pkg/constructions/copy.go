@@ -19,8 +19,8 @@ const MaxBlocks = 1 << 12
 const saltCopy = 0x636f7079 // "copy"
 
 // CopySolution is the explicit copy-task LT-RNN of Henaff et al. §3.1.1 for K data
-// symbols, S symbols to remember, delay T and d clock blocks (papers/README.md, "Explicit
-// solutions"), with its random draws:
+// symbols, S symbols to remember, delay T and d clock blocks (Henaff et al. 2016 §3.1.1, see
+// docs/REFERENCES.md), with its random draws:
 //
 //	L[j]  = l_j ~ U{1, …, T + S}, the speed of block j: Q_j = rotation by 2π l_j/(T + S)
 //	Ut[k] = ũ_k, the column of Ũ (2d × K) for data symbol k+1, uniform on the unit sphere

@@ -15,7 +15,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
-// TestCopyWeights checks the recipe of papers/README.md entry by entry on a small
+// TestCopyWeights checks the recipe of Henaff et al. 2016 §3.1.1 entry by entry on a small
 // construction, in the task layout (inputs 0 blank, 1..K data, K+1 marker; outputs blank, 1..K).
 func TestCopyWeights(t *testing.T) {
 	const K, S, T, d = 3, 4, 7, 5
@@ -276,8 +276,8 @@ func TestClockSpectra(t *testing.T) {
 			t.Errorf("%s: %d eigenvalues in the upper half plane, want about d = 32 (spread around the circle)", s.Name, upper)
 		}
 	}
-	plane, angles, err := c.ClockSVG(4)
-	if err != nil || !strings.Contains(plane, "<ellipse") || !strings.Contains(angles, "random orthogonal") {
-		t.Errorf("ClockSVG: error %v, or the unit circle or legend missing", err)
+	plane, angles, err := c.ClockCharts(4)
+	if err != nil || !plane.UnitCircle || !plane.Equal || len(plane.Series) != 3 || !strings.Contains(angles.SVG(), ">random orthogonal<") {
+		t.Errorf("ClockCharts: error %v, or the unit circle or legend missing", err)
 	}
 }

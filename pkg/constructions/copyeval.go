@@ -34,7 +34,8 @@ type CopyResult struct {
 	Perfect float64
 	// BlankAccuracy is the share of the other T + S − 1 steps, whose target is blank,
 	// output as blank; the marker step is left out (its output is wrong by construction:
-	// the blank logit is −(S+1)² there, papers/README.md).
+	// the last hidden coordinate is S + 1 there and the blank row's last weight −(S + 1),
+	// so the blank logit is −(S+1)²).
 	BlankAccuracy float64
 	// CrossEntropy is the task's loss with logits α·y_t: the mean over all L steps of
 	// −log softmax(α y_t)[target]; the marker step dominates it for large α.

@@ -104,9 +104,9 @@ func SuccessGrid(Ks, Ss []int, T, d, draws int, seed uint64) (*SuccessTable, err
 	return tab, nil
 }
 
-// SVG draws the table as an annotated heat map of success percentages (rows S, columns
-// K), like Henaff et al. Figure 1.
-func (tab *SuccessTable) SVG() string {
+// Heatmap draws the table as an annotated heat map of success percentages (rows S,
+// columns K), like Henaff et al. Figure 1.
+func (tab *SuccessTable) Heatmap() plots.Heatmap {
 	vals := make([][]float64, len(tab.Rate))
 	for i, row := range tab.Rate {
 		vals[i] = make([]float64, len(row))
@@ -120,7 +120,7 @@ func (tab *SuccessTable) SVG() string {
 		XLabel: "K (data symbols)", YLabel: "S (symbols to remember)",
 		Values: vals, RowLabels: labels(tab.Ss), ColLabels: labels(tab.Ks),
 		Min: &lo, Max: &hi, Annotate: true, Format: "%.1f", CellW: 56, CellH: 28,
-	}.SVG()
+	}
 }
 
 // Markdown returns the table in Markdown, success rates in percent.

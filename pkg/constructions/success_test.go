@@ -55,10 +55,17 @@ func TestSuccessGrid(t *testing.T) {
 	if !strings.Contains(md, "| S \\ K | 4 | 32 |") || !strings.Contains(md, "| 1 | 100.0 | 100.0 |") {
 		t.Errorf("Markdown:\n%s", md)
 	}
-	svg := tab.SVG()
-	for _, want := range []string{"100.0", ">32<", "d = 16"} {
+	fig := tab.Heatmap()
+	if !fig.Annotate || len(fig.Values) != 2 || fig.Values[0][0] != 100 {
+		t.Errorf("Heatmap: want the annotated rates in percent, got %+v", fig)
+	}
+	svg := fig.SVG()
+	for _, want := range []string{">100.0<", ">32<", "d = 16"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("SVG misses %q", want)
 		}
+	}
+	if _, err := fig.PNG(); err != nil {
+		t.Error(err)
 	}
 }

@@ -2,11 +2,11 @@
 // a task and a training configuration) that a notebook cell can copy, change and run, and
 // that `longmemory train <preset>` runs from the command line.
 //
-// Settings come from ../shared/papers/README.md ("Training settings from the papers"):
-// Arjovsky et al. 2016 §4 (RMSProp, learning rate 1e-3, decay 0.9 for all models; LSTM and
-// RNN gradients clipped element-wise at 1, the uRNN's not; copy: uRNN 128, LSTM 40,
-// tanh-RNN 80, IRNN 80; adding: uRNN 512, others 128) and Henaff et al. 2016 §4 (learning
-// rate 1e-4 for LT-RNNs and 1e-3 for LSTMs; 80 hidden units for copy and variable-length
+// Settings come from the papers (docs/REFERENCES.md): Arjovsky et al. 2016 §4 (RMSProp,
+// learning rate 1e-3, decay 0.9 for all models; LSTM and RNN gradients clipped at 1,
+// element-wise as in the authors' code, the uRNN's not; copy: uRNN 128, LSTM 40, tanh-RNN
+// 80, IRNN 80; adding: uRNN 512, others 128) and Henaff et al. 2016 §4 (learning rate 1e-4
+// for LT-RNNs and 1e-3 for LSTMs; 80 hidden units for copy and variable-length
 // copy, 128 for adding; activation clipping at l = 1000, in the LT-RNN cell).
 package experiments
 

@@ -5,9 +5,13 @@
 package notebook
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"hash/fnv"
+	"html"
+	"image/png"
 	"math"
 	"os"
 	"os/signal"
@@ -16,6 +20,7 @@ import (
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
@@ -27,8 +32,19 @@ import (
 // it): fewer steps and smaller sizes, the same code.
 const QuickEnv = "LONGMEMORY_QUICK"
 
-// Quick reports whether the notebooks run in quick mode.
-func Quick() bool { return os.Getenv(QuickEnv) != "" }
+// Quick reports whether the notebooks run in quick mode: LONGMEMORY_QUICK is "1" or "true";
+// unset, "", "0" and "false" mean the default sizes. Any other value panics with a message
+// naming it (a typo must not silently run hours of training, nor silently skip them).
+func Quick() bool {
+	switch v := os.Getenv(QuickEnv); strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true":
+		return true
+	case "", "0", "false":
+		return false
+	default:
+		panic(fmt.Sprintf("notebook: %s=%q, want 1 or true (quick mode), or 0, false or unset (default sizes)", QuickEnv, v))
+	}
+}
 
 // Pick returns full normally and quick in quick mode.
 func Pick[T any](full, quick T) T {
@@ -89,30 +105,42 @@ func Train(p experiments.Preset) (*Run, error) {
 		return nil, err
 	}
 	if ok, err := tr.Resume(); err != nil {
-		// A checkpoint of another configuration (the cell's settings were changed): start afresh.
-		fmt.Printf("%s: not resuming (%v); starting afresh\n", p.Name, err)
-		if err := os.RemoveAll(p.Train.CheckpointDir); err != nil {
+		// Checkpoints this code cannot read (written by an older version of a model, say):
+		// keep them aside, never delete a run, and start afresh.
+		aside := fmt.Sprintf("%s.unreadable-%s", p.Train.CheckpointDir, time.Now().Format("20060102-150405"))
+		if rerr := os.Rename(p.Train.CheckpointDir, aside); rerr != nil {
+			return nil, fmt.Errorf("%s: cannot resume (%v) nor move the checkpoints aside: %w", p.Name, err, rerr)
+		}
+		fmt.Printf("%s: cannot resume (%v); checkpoints moved to %s, starting afresh\n", p.Name, err, aside)
+		if tr, err = train.New(b, cell, task, p.Train); err != nil {
 			return nil, err
 		}
-	} else if ok {
-		fmt.Printf("%s: resumed from %s at step %d\n", p.Name, filepath.Base(tr.LastCheckpoint), tr.Step)
+	} else if ok && tr.Step < p.Train.Steps {
+		// Only an unfinished run says so: reloading a finished run (a later cell drawing
+		// another figure of it) prints nothing.
+		fmt.Printf("%s: continuing from the checkpoint at step %d\n", p.Name, tr.Step)
 	}
 	run := &Run{Name: fmt.Sprintf("%s %d", p.Model.Kind, p.Model.Hidden), Baseline: task.Baseline(), Trainer: tr}
 	id := "live_" + gonbui.UniqueId()
-	last := time.Time{}
+	last, shown := time.Time{}, false
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
 	err = tr.Run(ctx, func(r train.Record) {
-		if time.Since(last) < 2*time.Second && r.Step != p.Train.Steps {
+		if !gonbui.IsNotebook || (time.Since(last) < 2*time.Second && r.Step != p.Train.Steps) {
 			return
 		}
-		last = time.Now()
-		gonbui.UpdateHtml(id, fmt.Sprintf("<div><b>%s</b>: step %d/%d, %.2f steps/s, loss %.4f (baseline %.4f)</div>%s",
-			p.Name, r.Step, p.Train.Steps, float64(len(tr.Log))/math.Max(time.Since(start).Seconds(), 1e-9),
-			r.Loss, run.Baseline, LossChart(task.String(), run.Baseline, false, run).SVG()))
+		last, shown = time.Now(), true
+		status := fmt.Sprintf("<b>%s</b>: step %d/%d, %.2f steps/s, loss %.4f (baseline %.4f)",
+			html.EscapeString(p.Name), r.Step, p.Train.Steps, float64(len(tr.Log))/math.Max(time.Since(start).Seconds(), 1e-9), r.Loss, run.Baseline)
+		gonbui.UpdateHTML(id, "<div>"+status+"</div>"+imgTag(LossChart(task.String(), run.Baseline, false, run)))
 	})
-	gonbui.UpdateHtml(id, "") // the live block is transient; the caller draws the final figure
+	if shown {
+		// The live block is transient, but a notebook saves its last content: end it with a
+		// line of text saying how the run went (emptying it would leave a blank output).
+		// The caller draws the final figure.
+		updateText(id, runLine(p.Name, run, p.Train.Steps))
+	}
 	if err == context.Canceled {
 		fmt.Printf("%s: interrupted at step %d; checkpoint saved, re-run the cell to continue\n", p.Name, tr.Step)
 		return run, nil
@@ -145,10 +173,79 @@ func LossChart(title string, baseline float64, trainLoss bool, runs ...*Run) plo
 	return c
 }
 
-// Show displays an SVG in the notebook and flushes it, so that it is saved with the cell.
-func Show(svg string) {
-	gonbui.DisplaySvg(svg)
+// Show displays a figure in the notebook and flushes it, so that it is saved with the cell:
+// one output carrying the figure as PNG (which every viewer shows, also a notebook opened
+// unrun and so not trusted) and as SVG (which a trusted notebook and the HTML export
+// prefer). Outside a notebook it does nothing.
+func Show(fig plots.Figure) {
+	if !gonbui.IsNotebook {
+		return
+	}
+	data, meta, err := bundle(fig)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "notebook.Show:", err)
+		return
+	}
+	gonbui.SendData(&protocol.DisplayData{Data: data, Metadata: meta})
 	gonbui.Sync()
+}
+
+// bundle returns fig's MIME bundle for a display_data message and its metadata: the PNG is
+// drawn at plots.PNGScale pixels per figure pixel, and shown at the figure's size.
+func bundle(fig plots.Figure) (map[protocol.MIMEType]any, map[string]any, error) {
+	b, err := fig.PNG()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, err
+	}
+	data := map[protocol.MIMEType]any{protocol.MIMEImagePNG: b, protocol.MIMEImageSVG: fig.SVG()}
+	// map[string]int, which the GoNB protocol registers for its pipe (map[string]any is not).
+	size := map[string]int{"width": cfg.Width / plots.PNGScale, "height": cfg.Height / plots.PNGScale}
+	return data, map[string]any{string(protocol.MIMEImagePNG): size}, nil
+}
+
+// imgTag returns fig as an HTML image with the PNG inline, at the figure's size (for the
+// live plot, whose HTML is replaced every few seconds).
+func imgTag(fig plots.Figure) string {
+	b, err := fig.PNG()
+	if err != nil {
+		return "<pre>" + html.EscapeString(err.Error()) + "</pre>"
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return "<pre>" + html.EscapeString(err.Error()) + "</pre>"
+	}
+	return fmt.Sprintf(`<img src="data:image/png;base64,%s" width="%d" height="%d">`,
+		base64.StdEncoding.EncodeToString(b), cfg.Width/plots.PNGScale, cfg.Height/plots.PNGScale)
+}
+
+// updateText replaces the content of display block id by plain text.
+func updateText(id, text string) {
+	if !gonbui.IsNotebook {
+		return
+	}
+	gonbui.SendData(&protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMETextPlain: text}, DisplayID: id})
+}
+
+// runLine says in one line how far a run got and its last held-out loss (no wall time: the
+// saved notebook tells about the model, not the machine that ran it).
+func runLine(name string, r *Run, steps int) string {
+	log := r.Trainer.Log
+	if len(log) == 0 {
+		return fmt.Sprintf("%s: no steps", name)
+	}
+	last := log[len(log)-1]
+	loss := fmt.Sprintf("training loss %.4f", last.Loss)
+	for i := len(log) - 1; i >= 0; i-- {
+		if !math.IsNaN(log[i].EvalLoss) {
+			loss = fmt.Sprintf("held-out loss %.4f", log[i].EvalLoss)
+			break
+		}
+	}
+	return fmt.Sprintf("%s: step %d/%d, %s (baseline %.4f)", name, last.Step, steps, loss, r.Baseline)
 }
 
 // Sized returns preset p at task length T (ignored by the MNIST tasks; 0 keeps p's) and

@@ -1,11 +1,21 @@
 package notebook
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/gob"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/janpfeifer/gonb/gonbui/protocol"
+
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -18,6 +28,19 @@ func TestPick(t *testing.T) {
 	if Pick(100, 3) != 3 {
 		t.Error("Pick in quick mode did not return the quick value")
 	}
+	for v, want := range map[string]bool{"true": true, "TRUE": true, "0": false, "false": false, "": false} {
+		t.Setenv(QuickEnv, v)
+		if Quick() != want {
+			t.Errorf("%s=%q: Quick() = %v, want %v", QuickEnv, v, !want, want)
+		}
+	}
+	t.Setenv(QuickEnv, "yes please")
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, `LONGMEMORY_QUICK="yes please", want 1 or true`) {
+			t.Errorf("an undocumented value: panic %q", msg)
+		}
+	}()
+	Quick()
 }
 
 func TestTrainResumesAndCharts(t *testing.T) {
@@ -51,9 +74,64 @@ func TestTrainResumesAndCharts(t *testing.T) {
 	if third.Trainer.Log[0].Loss == first.Trainer.Log[0].Loss {
 		t.Error("a run with another hidden size reused the old log")
 	}
-	svg := LossChart("adding", 0.167, false, first, third).SVG()
-	if strings.Count(svg, "<polyline") != 3 || !strings.Contains(svg, "baseline") {
-		t.Errorf("LossChart: want two runs and the baseline:\n%s", svg)
+	c := LossChart("adding", 0.167, false, first, third)
+	if len(c.Series) != 3 || len(c.Series[0].Y) != 2 || c.Series[2].Name != "baseline" || !c.Series[2].Dashed {
+		t.Errorf("LossChart: want two runs (two evaluations each) and the baseline, got %+v", c.Series)
+	}
+	if svg := c.SVG(); !strings.Contains(svg, ">baseline<") {
+		t.Error("LossChart: no baseline in the legend")
+	}
+	if line := runLine("tiny", third, 4); line != fmt.Sprintf("tiny: step 4/4, held-out loss %.4f (baseline %.4f)", third.Trainer.Log[3].EvalLoss, third.Baseline) {
+		t.Errorf("runLine = %q", line)
+	}
+}
+
+// TestBundle: Show sends one output with the figure as PNG (shown at the figure's size) and
+// as SVG; the live plot inlines the PNG.
+func TestBundle(t *testing.T) {
+	fig := plots.Chart{Width: 300, Height: 200, Series: []plots.Series{{Y: []float64{1, 2}}}}
+	data, meta, err := bundle(fig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := data[protocol.MIMEImagePNG].([]byte)
+	if !ok {
+		t.Fatalf("image/png is %T, want []byte", data[protocol.MIMEImagePNG])
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil || img.Bounds().Dx() != 300*plots.PNGScale {
+		t.Errorf("PNG: %v, %v", err, img.Bounds())
+	}
+	if svg, _ := data[protocol.MIMEImageSVG].(string); !strings.Contains(svg, "<svg") || len(data) != 2 {
+		t.Errorf("want image/png and image/svg+xml only, got %d entries", len(data))
+	}
+	if size, _ := meta[string(protocol.MIMEImagePNG)].(map[string]int); size["width"] != 300 || size["height"] != 200 {
+		t.Errorf("metadata %v, want the PNG shown at 300×200", meta)
+	}
+	// Through GoNB's pipe (gob) and into the kernel's message (JSON): the PNG becomes base64,
+	// the metadata {"width": 300, "height": 200}.
+	var pipe bytes.Buffer
+	if err := gob.NewEncoder(&pipe).Encode(&protocol.DisplayData{Data: data, Metadata: meta}); err != nil {
+		t.Fatalf("gob: %v", err)
+	}
+	var got protocol.DisplayData
+	if err := gob.NewDecoder(&pipe).Decode(&got); err != nil {
+		t.Fatalf("gob: %v", err)
+	}
+	msg, err := json.Marshal(map[string]any{"data": got.Data, "metadata": got.Metadata})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`"image/png":%q`, base64.StdEncoding.EncodeToString(b))
+	if !strings.Contains(string(msg), want) || !strings.Contains(string(msg), `"metadata":{"image/png":{"height":200,"width":300}}`) {
+		t.Errorf("display_data message: %.300s…", msg)
+	}
+	tag := imgTag(fig)
+	if !strings.HasPrefix(tag, `<img src="data:image/png;base64,`) || !strings.HasSuffix(tag, `" width="300" height="200">`) {
+		t.Errorf("imgTag = %.80s…", tag)
+	}
+	if enc := strings.TrimSuffix(strings.TrimPrefix(tag, `<img src="data:image/png;base64,`), `" width="300" height="200">`); enc != base64.StdEncoding.EncodeToString(b) {
+		t.Error("imgTag does not inline the figure's PNG")
 	}
 }
 
@@ -111,5 +189,37 @@ func TestCheckpointDir(t *testing.T) {
 		if CheckpointDir(q) == dir {
 			t.Errorf("a changed setting (%+v) keeps the directory %s", q, dir)
 		}
+	}
+}
+
+// TestTrainKeepsUnreadableCheckpoints checks that checkpoints Train cannot resume from are
+// moved aside, never deleted, and that training then starts afresh.
+func TestTrainKeepsUnreadableCheckpoints(t *testing.T) {
+	t.Setenv(QuickEnv, "")
+	t.Setenv("LONGMEMORY_ROOT", t.TempDir())
+	p := experiments.Preset{Name: "test/unreadable", Model: experiments.Model{Kind: "tanh", Hidden: 4},
+		Task:  experiments.Task{Kind: "adding", T: 5},
+		Train: train.Config{Steps: 2, Batch: 3, EvalEvery: 1, EvalBatch: 5, CheckpointEvery: 1, Seed: 2}}
+	dir := CheckpointDir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	junk := []byte("not a checkpoint")
+	if err := os.WriteFile(filepath.Join(dir, "ckpt-000000001.gob"), junk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Trainer.Step != 2 {
+		t.Errorf("trained to step %d, want 2", run.Trainer.Step)
+	}
+	aside, _ := filepath.Glob(dir + ".unreadable-*")
+	if len(aside) != 1 {
+		t.Fatalf("moved-aside directories %v, want one", aside)
+	}
+	if got, err := os.ReadFile(filepath.Join(aside[0], "ckpt-000000001.gob")); err != nil || !bytes.Equal(got, junk) {
+		t.Errorf("the unreadable checkpoint was not kept: %q, %v", got, err)
 	}
 }

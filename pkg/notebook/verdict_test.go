@@ -32,16 +32,25 @@ func TestStanding(t *testing.T) {
 
 func TestVerdict(t *testing.T) {
 	claim := Claim{Paper: "A learns, B does not", Learn: []string{"A"}, Fail: []string{"B"}}
-	agree := Verdict(claim, fakeRun("A", 0.3, 0.1), fakeRun("B", 0.3, 0.31))
+	agree := Verdict(claim, fakeRun("A 80", 0.3, 0.1), fakeRun("B", 0.3, 0.31)) // "A" names A of any size
 	if !strings.Contains(agree, "These runs (3 steps): agree with the paper") {
 		t.Errorf("A below, B at the baseline:\n%s", agree)
 	}
 	against := Verdict(claim, fakeRun("A", 0.3, 0.5), fakeRun("B", 0.3, 0.1))
-	for _, want := range []string{"do not agree", "A ends above the baseline (0.5 against 0.3), the paper says below",
-		"B ends below the baseline (0.1 against 0.3), the paper says not below"} {
+	for _, want := range []string{"do not agree",
+		"A does not learn (ends at or above the baseline) here (held-out loss 0.5, baseline 0.3), the paper says it learns",
+		"B learns (ends below the baseline) here (held-out loss 0.1, baseline 0.3), the paper says it does not learn"} {
 		if !strings.Contains(against, want) {
 			t.Errorf("A above, B below: no %q in\n%s", want, against)
 		}
+	}
+	solve := Claim{Paper: "A solves it", Learn: []string{"A"}, Fail: []string{"B"}, Solved: 0.1}
+	if v := Verdict(solve, fakeRun("A", 0.3, 0.1), fakeRun("B", 0.3, 0.2)); !strings.Contains(v,
+		"A does not solve the task here (held-out loss 0.1, baseline 0.3), the paper says it solves the task (below 0.1 × baseline)") {
+		t.Errorf("A below the baseline but not below a tenth of it:\n%s", v)
+	}
+	if v := Verdict(solve, fakeRun("A", 0.3, 0.02), fakeRun("B", 0.3, 0.2)); !strings.Contains(v, "agree with the paper") {
+		t.Errorf("A solves, B only below the baseline:\n%s", v)
 	}
 	if v := Verdict(claim, fakeRun("A", 0.3, 0.1)); !strings.Contains(v, "no verdict: no run of B") {
 		t.Errorf("B missing:\n%s", v)

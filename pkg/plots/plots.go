@@ -1,138 +1,187 @@
-// Package plots draws the project's figures as self-contained SVG from plain slices:
-// line charts (loss against iteration with the baseline, ‖∂C/∂h_t‖ against t, on linear
-// or log axes), heat maps (one-hot sequences, success-rate tables) and scatter plots
-// (eigenvalues in the complex plane with the unit circle). SVG survives saving a notebook
-// and renders on GitHub; a notebook shows it with gonbui.DisplaySvg. The output is
-// deterministic, so figures can be compared byte for byte.
+// Package plots draws the project's figures from plain slices: line charts (loss against
+// iteration with the baseline, ‖∂C/∂h_t‖ against t, on linear or log axes), heat maps
+// (one-hot sequences, success-rate tables) and scatter plots (eigenvalues in the complex
+// plane with the unit circle). A figure is drawn once with gonum.org/v1/plot and encoded
+// twice: as PNG, which every notebook viewer shows (also a notebook opened unrun, which
+// Jupyter does not trust with SVG or HTML), and as SVG, which a trusted notebook and the
+// HTML export prefer. notebook.Show sends both. Rendering is deterministic, so figures can
+// be compared byte for byte.
+//
+// Charts choose their y scale (a log axis when the values are positive and span more than
+// two decades), clip what lies outside the axes at the data area, and put the legend in a
+// column of its own to the right, so it never covers a curve.
 package plots
 
 import (
-	"fmt"
-	"html"
+	"image/color"
 	"math"
-	"strconv"
-	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Figure is a drawing as PNG and as SVG: a Chart or a Heatmap.
+type Figure interface {
+	PNG() ([]byte, error)
+	SVG() string
+}
+
+var (
+	_ Figure = Chart{}
+	_ Figure = Heatmap{}
 )
 
 // Palette is the colour cycle of series (Tableau 10).
 var Palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
 
-// Series is one line (or set of points) of a chart.
+// Scale is how a chart's y axis maps values.
+type Scale int
+
+const (
+	// ScaleAuto (the default) is log10 when every value in view is positive and the largest
+	// is more than 100 times the smallest, linear otherwise.
+	ScaleAuto Scale = iota
+	ScaleLinear
+	ScaleLog
+)
+
+// Series is one line (or set of points) of a chart. NaN and ±Inf values (and, on a log
+// axis, values ≤ 0) are left out, breaking the line.
 type Series struct {
 	Name   string
 	X, Y   []float64 // X nil means 0, 1, 2, …
 	Dashed bool
-	Color  string // "" picks from Palette
+	Color  string // "#rrggbb"; "" picks from Palette
 	Points bool   // draw markers instead of a line
 }
 
 // Chart is a line or scatter chart. The zero value of each field means a documented default.
+// What lies beyond XMin..XMax or YMin..YMax is cut at the edge of the data area; a title
+// wider than the chart is wrapped; named series are listed right of the data area.
 type Chart struct {
 	Title, XLabel, YLabel string
-	Width, Height         int  // pixels; default 640×360
-	LogY                  bool // log10 y axis (non-positive values are dropped)
+	Width, Height         int   // pixels; default 640×360
+	LogY                  bool  // force a log10 y axis (as YScale: ScaleLog)
+	YScale                Scale // default ScaleAuto
 	XMin, XMax            *float64
 	YMin, YMax            *float64
 	Equal                 bool // same scale on both axes (complex-plane plots)
-	UnitCircle            bool // draw the unit circle (eigenvalue plots)
+	UnitCircle            bool // draw the unit circle, dashed (eigenvalue plots)
 	Series                []Series
 }
 
+// Drawing constants, in figure pixels.
 const (
-	marginL, marginR, marginT, marginB = 64, 16, 32, 44
+	lineWidth   = 1.6
+	markerR     = 2.5
+	swatchW     = 22
+	legendGap   = 12 // between the data area and the legend box
+	legendPad   = 6
+	legendLineH = 16
+	outerPad    = 6
 )
 
-func f(v float64) string { return fmt.Sprintf("%.2f", v) }
+var (
+	frameColor = color.NRGBA{0x33, 0x33, 0x33, 0xff}
+	gridColor  = color.NRGBA{0xe5, 0xe5, 0xe5, 0xff}
+	dashes     = []vg.Length{6, 4}
+)
 
-// niceTicks returns about n round tick values covering [lo, hi].
-func niceTicks(lo, hi float64, n int) []float64 {
-	if !(hi > lo) {
-		return []float64{lo}
-	}
-	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []float64
-	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
-		v, _ := strconv.ParseFloat(fmt.Sprintf("%.12g", k*step), 64) // 3·0.2 → 0.6, not 0.6000000000000001
-		ticks = append(ticks, v)
-	}
-	return ticks
-}
-
-// logTicks returns the log10 of round values 1, 2, 5 × 10^k in [10^lo, 10^hi], keeping only
-// the powers of ten when the range spans many decades.
-func logTicks(lo, hi float64) []float64 {
-	var all, decades []float64
-	for e := math.Floor(lo); e <= math.Ceil(hi); e++ {
-		for _, m := range []float64{1, 2, 5} {
-			if t := e + math.Log10(m); t >= lo-1e-9 && t <= hi+1e-9 {
-				all = append(all, t)
-				if m == 1 {
-					decades = append(decades, t)
-				}
-			}
-		}
-	}
-	if len(decades) >= 3 {
-		// At most about 8 labels: every k-th decade on wide ranges.
-		k := (len(decades) + 7) / 8
-		var out []float64
-		for i, d := range decades {
-			if int(math.Round(d))%k == 0 || (i == 0 && k == 1) {
-				out = append(out, d)
-			}
-		}
-		return out
-	}
-	return all
-}
-
-func tickLabel(v float64, _ bool) string {
-	if v == 0 {
-		return "0"
-	}
-	if a := math.Abs(v); a >= 1e5 || a < 1e-3 {
-		return fmt.Sprintf("%.1e", v)
-	}
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", v), "0"), ".")
-}
-
-// SVG renders the chart.
-func (c Chart) SVG() string {
-	w, h := c.Width, c.Height
-	if w == 0 {
+func (c Chart) size() (w, h float64) {
+	w, h = float64(c.Width), float64(c.Height)
+	if w <= 0 {
 		w = 640
 	}
-	if h == 0 {
+	if h <= 0 {
 		h = 360
 	}
-	ty := func(y float64) (float64, bool) {
-		if c.LogY {
-			if !(y > 0) {
-				return 0, false
-			}
-			return math.Log10(y), true
+	return w, h
+}
+
+func (s Series) x(i int) float64 {
+	if s.X != nil {
+		if i < len(s.X) {
+			return s.X[i]
 		}
-		return y, !math.IsNaN(y) && !math.IsInf(y, 0)
+		return math.NaN()
 	}
+	return float64(i)
+}
+
+func (c Chart) color(i int) color.NRGBA {
+	if s := c.Series[i].Color; s != "" {
+		return parseColor(s)
+	}
+	return parseColor(Palette[i%len(Palette)])
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// LogScale reports whether the chart's y axis is log10: LogY or YScale force it; by default
+// (ScaleAuto) it is when the finite values in view (within YMin..YMax where set) are all
+// positive and the largest is more than 100 times the smallest. Complex-plane charts
+// (Equal or UnitCircle) stay linear unless forced.
+func (c Chart) LogScale() bool {
+	switch {
+	case c.LogY || c.YScale == ScaleLog:
+		return true
+	case c.YScale == ScaleLinear || c.Equal || c.UnitCircle:
+		return false
+	case c.YMin != nil && !(*c.YMin > 0):
+		return false
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		for _, y := range s.Y {
+			if !finite(y) || (c.YMin != nil && y < *c.YMin) || (c.YMax != nil && y > *c.YMax) {
+				continue
+			}
+			if y <= 0 {
+				return false
+			}
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	return hi > 100*lo
+}
+
+// chartPlan is a chart laid out: the gonum plot (axes, title, series), the axis ranges (y in
+// log10 units on a log axis) and where the data area and the legend lie.
+type chartPlan struct {
+	w, h           float64
+	logY           bool
+	x0, x1, y0, y1 float64
+	p              *plot.Plot
+	plotArea       rect // what the gonum plot draws into: title, axes, data area
+	data, legend   rect // legend is empty without named series
+	names          []int
+	labels         []string
+}
+
+// ty maps a value to the y axis' units (log10 on a log axis); ok is false for values the
+// axis cannot show.
+func (pl *chartPlan) ty(y float64) (float64, bool) {
+	if pl.logY {
+		if !(y > 0) || math.IsInf(y, 1) {
+			return 0, false
+		}
+		return math.Log10(y), true
+	}
+	return y, finite(y)
+}
+
+func (c Chart) plan() *chartPlan {
+	w, h := c.size()
+	pl := &chartPlan{w: w, h: h, logY: c.LogScale()}
 	// Data range.
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for i, yv := range s.Y {
-			y, ok := ty(yv)
-			if !ok {
+			y, ok := pl.ty(yv)
+			x := s.x(i)
+			if !ok || !finite(x) {
 				continue
-			}
-			x := float64(i)
-			if s.X != nil {
-				x = s.X[i]
 			}
 			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
 		}
@@ -143,137 +192,390 @@ func (c Chart) SVG() string {
 	if math.IsInf(x0, 1) {
 		x0, x1, y0, y1 = 0, 1, 0, 1
 	}
-	if c.XMin != nil {
+	if c.XMin != nil && finite(*c.XMin) {
 		x0 = *c.XMin
 	}
-	if c.XMax != nil {
+	if c.XMax != nil && finite(*c.XMax) {
 		x1 = *c.XMax
 	}
+	yMinSet, yMaxSet := false, false
 	if c.YMin != nil {
-		y0, _ = ty(*c.YMin)
+		if v, ok := pl.ty(*c.YMin); ok {
+			y0, yMinSet = v, true
+		}
 	}
 	if c.YMax != nil {
-		y1, _ = ty(*c.YMax)
-	}
-	if x1 == x0 {
-		x0, x1 = x0-1, x1+1
-	}
-	if y1 == y0 {
-		y0, y1 = y0-1, y1+1
-	}
-	if !c.LogY && c.YMin == nil && c.YMax == nil && !c.Equal {
-		pad := 0.04 * (y1 - y0)
-		y0, y1 = y0-pad, y1+pad
-	}
-	pw, ph := float64(w-marginL-marginR), float64(h-marginT-marginB)
-	if c.Equal {
-		// Same units per pixel on both axes: widen the tighter range.
-		sx, sy := (x1-x0)/pw, (y1-y0)/ph
-		if sx > sy {
-			m := (y0 + y1) / 2
-			y0, y1 = m-sx*ph/2, m+sx*ph/2
-		} else {
-			m := (x0 + x1) / 2
-			x0, x1 = m-sy*pw/2, m+sy*pw/2
+		if v, ok := pl.ty(*c.YMax); ok {
+			y1, yMaxSet = v, true
 		}
 	}
-	px := func(x float64) float64 { return marginL + (x-x0)/(x1-x0)*pw }
-	py := func(y float64) float64 { return marginT + (1-(y-y0)/(y1-y0))*ph }
-
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, w, h, w, h)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`, w, h)
-	if c.Title != "" {
-		fmt.Fprintf(&b, `<text x="%d" y="18" text-anchor="middle" font-size="13" font-weight="bold">%s</text>`, w/2, html.EscapeString(c.Title))
+	if !(x1 > x0) {
+		x0, x1 = x0-1, x0+1
 	}
-	// Grid and ticks.
-	for _, t := range niceTicks(x0, x1, 6) {
-		X := px(t)
-		fmt.Fprintf(&b, `<line x1="%s" y1="%d" x2="%s" y2="%s" stroke="#e5e5e5"/>`, f(X), marginT, f(X), f(marginT+ph))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f(X), f(marginT+ph+14), tickLabel(t, false))
+	if !(y1 > y0) {
+		y0, y1 = y0-1, y0+1
 	}
-	yt := niceTicks(y0, y1, 5)
-	if c.LogY {
-		yt = logTicks(y0, y1)
-	}
-	for _, t := range yt {
-		Y := py(t)
-		label := tickLabel(t, false)
-		if c.LogY {
-			label = strconv.FormatFloat(math.Pow(10, t), 'g', 3, 64)
-		}
-		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`, marginL, f(Y), f(marginL+pw), f(Y))
-		fmt.Fprintf(&b, `<text x="%d" y="%s" text-anchor="end">%s</text>`, marginL-4, f(Y+4), label)
-	}
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%s" height="%s" fill="none" stroke="#333"/>`, marginL, marginT, f(pw), f(ph))
-	if c.XLabel != "" {
-		fmt.Fprintf(&b, `<text x="%s" y="%d" text-anchor="middle">%s</text>`, f(marginL+pw/2), h-6, html.EscapeString(c.XLabel))
-	}
-	if c.YLabel != "" {
-		fmt.Fprintf(&b, `<text x="14" y="%s" text-anchor="middle" transform="rotate(-90 14 %s)">%s</text>`, f(marginT+ph/2), f(marginT+ph/2), html.EscapeString(c.YLabel))
-	}
-	fmt.Fprintf(&b, `<clipPath id="plotarea"><rect x="%d" y="%d" width="%s" height="%s"/></clipPath><g clip-path="url(#plotarea)">`, marginL, marginT, f(pw), f(ph))
-	if c.UnitCircle {
-		fmt.Fprintf(&b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="none" stroke="#888" stroke-dasharray="4 3"/>`,
-			f(px(0)), f(py(0)), f(px(1)-px(0)), f(py(0)-py(1)))
-	}
-	for si, s := range c.Series {
-		color := s.Color
-		if color == "" {
-			color = Palette[si%len(Palette)]
-		}
-		var pts []string
-		for i, yv := range s.Y {
-			y, ok := ty(yv)
-			if !ok {
-				continue
-			}
-			x := float64(i)
-			if s.X != nil {
-				x = s.X[i]
-			}
+	if !c.Equal {
+		// Room for markers at the ends of the x range, and a margin above and below the data.
+		for _, s := range c.Series {
 			if s.Points {
-				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="2.5" fill="%s" fill-opacity="0.8"/>`, f(px(x)), f(py(y)), color)
-				continue
+				if pad := 0.02 * (x1 - x0); c.XMin == nil && c.XMax == nil {
+					x0, x1 = x0-pad, x1+pad
+				}
+				break
 			}
-			pts = append(pts, f(px(x))+","+f(py(y)))
 		}
-		if len(pts) > 0 {
-			dash := ""
-			if s.Dashed {
-				dash = ` stroke-dasharray="6 4"`
-			}
-			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.6"%s points="%s"/>`, color, dash, strings.Join(pts, " "))
+		pad := 0.04 * (y1 - y0)
+		if !yMinSet {
+			y0 -= pad
+		}
+		if !yMaxSet {
+			y1 += pad
 		}
 	}
-	b.WriteString(`</g>`)
-	// Legend, on a white box.
-	ly := marginT + 6
-	if n := countNamed(c.Series); n > 0 {
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="146" height="%d" fill="white" fill-opacity="0.85" stroke="#ccc"/>`, marginL+int(pw)-154, ly-2, 14*n+4)
-	}
-	for si, s := range c.Series {
+	pl.x0, pl.x1, pl.y0, pl.y1 = x0, x1, y0, y1
+
+	// Legend column: swatch and name of each named series.
+	lw := 0.0
+	for i, s := range c.Series {
 		if s.Name == "" {
 			continue
 		}
-		color := s.Color
-		if color == "" {
-			color = Palette[si%len(Palette)]
-		}
-		lx := marginL + int(pw) - 150
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="3" fill="%s"/><text x="%d" y="%d">%s</text>`, lx, ly+4, color, lx+16, ly+9, html.EscapeString(s.Name))
-		ly += 14
+		name := fit(labelStyle, s.Name, 0.22*w)
+		pl.names, pl.labels = append(pl.names, i), append(pl.labels, name)
+		lw = max(lw, textWidth(labelStyle, name))
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+	legendW := 0.0
+	if len(pl.names) > 0 {
+		legendW = legendGap + 2*legendPad + swatchW + 6 + lw
+	}
+	pl.plotArea = rect{outerPad, outerPad, w - outerPad - legendW, h - outerPad}
+
+	p := plot.New()
+	p.BackgroundColor = nil
+	p.Title.Text = wrap(titleStyle, c.Title, pl.plotArea.X1-pl.plotArea.X0)
+	p.Title.TextStyle.Font = titleStyle.Font
+	p.Title.Padding = 8
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = labelStyle.Font
+		a.Label.Padding = 4
+		a.Tick.Label.Font = tickStyle.Font
+		a.Tick.Length = 4
+		a.Tick.LineStyle = draw.LineStyle{Color: frameColor, Width: 1}
+		a.LineStyle = draw.LineStyle{Color: frameColor, Width: 0} // framePlot draws the frame
+		a.Padding = 0
+	}
+	p.X.Label.Text, p.Y.Label.Text = c.XLabel, c.YLabel
+	if pl.logY {
+		p.Y.Scale = plot.LogScale{}
+	}
+	pl.p = p
+	pl.setAxes()
+	p.Add(gridPlot{pl})
+	if c.UnitCircle {
+		n := 128
+		xs, ys := make([]float64, n+1), make([]float64, n+1)
+		for i := range xs {
+			xs[i], ys[i] = math.Cos(2*math.Pi*float64(i)/float64(n)), math.Sin(2*math.Pi*float64(i)/float64(n))
+		}
+		p.Add(seriesPlot{pl, Chart{Series: []Series{{X: xs, Y: ys, Dashed: true, Color: "#888888"}}}, 1})
+	}
+	p.Add(seriesPlot{pl, c, 0})
+	p.Add(framePlot{})
+	pl.layoutData()
+	if c.Equal {
+		// Same units per pixel on both axes: widen the tighter range. The tick labels (and so
+		// the data area) change with the ranges, so settle in a few rounds.
+		for range 3 {
+			dw, dh := pl.data.X1-pl.data.X0, pl.data.Y1-pl.data.Y0
+			sx, sy := (pl.x1-pl.x0)/dw, (pl.y1-pl.y0)/dh
+			if sx > sy {
+				m := (pl.y0 + pl.y1) / 2
+				pl.y0, pl.y1 = m-sx*dh/2, m+sx*dh/2
+			} else {
+				m := (pl.x0 + pl.x1) / 2
+				pl.x0, pl.x1 = m-sy*dw/2, m+sy*dw/2
+			}
+			pl.setAxes()
+			pl.layoutData()
+		}
+	}
+	if len(pl.names) > 0 {
+		x0 := pl.data.X1 + legendGap
+		pl.legend = rect{x0, pl.data.Y0, min(w-outerPad, x0+2*legendPad+swatchW+6+lw), pl.data.Y0 + 2*legendPad + legendLineH*float64(len(pl.names))}
+	}
+	return pl
 }
 
-func countNamed(series []Series) int {
-	n := 0
-	for _, s := range series {
-		if s.Name != "" {
-			n++
+// setAxes sets the gonum axes' ranges and ticks from the plan's.
+func (pl *chartPlan) setAxes() {
+	p := pl.p
+	p.X.Min, p.X.Max = pl.x0, pl.x1
+	p.X.Tick.Marker = plot.ConstantTicks(linearTicks(pl.x0, pl.x1, 6))
+	if pl.logY {
+		p.Y.Min, p.Y.Max = math.Pow(10, pl.y0), math.Pow(10, pl.y1)
+		p.Y.Tick.Marker = plot.ConstantTicks(logAxisTicks(pl.y0, pl.y1))
+	} else {
+		p.Y.Min, p.Y.Max = pl.y0, pl.y1
+		p.Y.Tick.Marker = plot.ConstantTicks(linearTicks(pl.y0, pl.y1, 5))
+	}
+}
+
+// layoutData finds the data area of the plot.
+func (pl *chartPlan) layoutData() {
+	c := draw.Canvas{Rectangle: pl.plotArea.vgRect(pl.h)}
+	pl.data = fromVG(pl.p.DataCanvas(c).Rectangle, pl.h)
+}
+
+// norm maps a point to the data area's unit square (u right, v up); ok is false for points
+// the axes cannot show.
+func (pl *chartPlan) norm(x, y float64) (u, v float64, ok bool) {
+	ty, ok := pl.ty(y)
+	if !ok || !finite(x) {
+		return 0, 0, false
+	}
+	u, v = (x-pl.x0)/(pl.x1-pl.x0), (ty-pl.y0)/(pl.y1-pl.y0)
+	return u, v, finite(u) && finite(v)
+}
+
+// clipSegment clips the segment a–b to the box [lo, hi] (Liang–Barsky): ok is false when
+// nothing of it lies inside.
+func clipSegment(a, b, lo, hi [2]float64) (ca, cb [2]float64, ok bool) {
+	t0, t1 := 0.0, 1.0
+	d := [2]float64{b[0] - a[0], b[1] - a[1]}
+	for k := range 2 {
+		for _, e := range [2]struct{ p, q float64 }{{-d[k], a[k] - lo[k]}, {d[k], hi[k] - a[k]}} {
+			if e.p == 0 {
+				if e.q < 0 {
+					return ca, cb, false
+				}
+				continue
+			}
+			r := e.q / e.p
+			if e.p < 0 {
+				t0 = max(t0, r)
+			} else {
+				t1 = min(t1, r)
+			}
 		}
 	}
-	return n
+	if t0 > t1 || !finite(t0) || !finite(t1) {
+		return ca, cb, false
+	}
+	return [2]float64{a[0] + t0*d[0], a[1] + t0*d[1]}, [2]float64{a[0] + t1*d[0], a[1] + t1*d[1]}, true
+}
+
+// polylines returns the visible parts of s in the unit square inset by (ex, ey): runs of
+// consecutive showable points, each segment clipped to the box, and the showable points
+// that have no showable neighbour (drawn as dots, or they would vanish).
+func (pl *chartPlan) polylines(s Series, ex, ey float64) (lines [][][2]float64, dots [][2]float64) {
+	lo, hi := [2]float64{ex, ey}, [2]float64{1 - ex, 1 - ey}
+	var cur [][2]float64
+	flush := func() {
+		if len(cur) > 1 {
+			lines = append(lines, cur)
+		}
+		cur = nil
+	}
+	var prev [2]float64
+	run := 0 // showable points in a row
+	endRun := func() {
+		if run == 1 && prev[0] >= lo[0] && prev[0] <= hi[0] && prev[1] >= lo[1] && prev[1] <= hi[1] {
+			dots = append(dots, prev)
+		}
+		run = 0
+	}
+	for i, yv := range s.Y {
+		u, v, ok := pl.norm(s.x(i), yv)
+		if !ok {
+			flush()
+			endRun()
+			continue
+		}
+		p := [2]float64{u, v}
+		if run > 0 {
+			a, b, in := clipSegment(prev, p, lo, hi)
+			switch {
+			case !in:
+				flush()
+			case len(cur) > 0 && cur[len(cur)-1] == a:
+				cur = append(cur, b)
+			default:
+				flush()
+				cur = [][2]float64{a, b}
+			}
+			if in && b != p { // left the box
+				flush()
+			}
+		}
+		prev = p
+		run++
+	}
+	flush()
+	endRun()
+	return lines, dots
+}
+
+// decimate keeps, of a polyline with far more points than the data area has pixel columns,
+// the first, lowest, highest and last point of each column (in order), which draws the same
+// picture.
+func decimate(line [][2]float64, columns int) [][2]float64 {
+	if len(line) <= 4*columns {
+		return line
+	}
+	var out [][2]float64
+	for i := 0; i < len(line); {
+		col := int(line[i][0] * float64(columns))
+		j, lo, hi := i, i, i
+		for j < len(line) && int(line[j][0]*float64(columns)) == col {
+			if line[j][1] < line[lo][1] {
+				lo = j
+			}
+			if line[j][1] > line[hi][1] {
+				hi = j
+			}
+			j++
+		}
+		keep := []int{i, lo, hi, j - 1}
+		if lo > hi {
+			keep[1], keep[2] = hi, lo
+		}
+		last := -1
+		for _, k := range keep {
+			if k != last {
+				out = append(out, line[k])
+				last = k
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// seriesPlot draws a chart's series into the data area, clipped to it.
+type seriesPlot struct {
+	pl    *chartPlan
+	c     Chart
+	width float64 // of lines; 0 means lineWidth
+}
+
+func (sp seriesPlot) Plot(dc draw.Canvas, _ *plot.Plot) {
+	W, H := float64(dc.Max.X-dc.Min.X), float64(dc.Max.Y-dc.Min.Y)
+	pt := func(q [2]float64) vg.Point {
+		return vg.Point{X: dc.Min.X + vg.Length(q[0]*W), Y: dc.Min.Y + vg.Length(q[1]*H)}
+	}
+	for i, s := range sp.c.Series {
+		col := sp.c.color(i)
+		if s.Points {
+			mc := col
+			mc.A = 204
+			sty := draw.GlyphStyle{Color: mc, Radius: markerR, Shape: draw.CircleGlyph{}}
+			for k, yv := range s.Y {
+				u, v, ok := sp.pl.norm(s.x(k), yv)
+				if rx, ry := markerR/W, markerR/H; ok && u >= rx && u <= 1-rx && v >= ry && v <= 1-ry {
+					dc.DrawGlyphNoClip(sty, pt([2]float64{u, v}))
+				}
+			}
+			continue
+		}
+		width := lineWidth
+		if sp.width > 0 {
+			width = sp.width
+		}
+		ls := draw.LineStyle{Color: col, Width: vg.Length(width)}
+		if s.Dashed {
+			ls.Dashes = dashes
+		}
+		var lines [][]vg.Point
+		visible, dots := sp.pl.polylines(s, width/2/W, width/2/H)
+		for _, q := range dots {
+			if r := width; q[0] >= r/W && q[0] <= 1-r/W && q[1] >= r/H && q[1] <= 1-r/H {
+				dc.DrawGlyphNoClip(draw.GlyphStyle{Color: col, Radius: vg.Length(r), Shape: draw.CircleGlyph{}}, pt(q))
+			}
+		}
+		for _, line := range visible {
+			line = decimate(line, int(W))
+			vl := make([]vg.Point, len(line))
+			for k, q := range line {
+				vl[k] = pt(q)
+			}
+			lines = append(lines, vl)
+		}
+		if len(lines) > 0 {
+			dc.StrokeLines(ls, lines...)
+		}
+	}
+}
+
+// gridPlot draws light lines at the labelled ticks.
+type gridPlot struct{ pl *chartPlan }
+
+func (g gridPlot) Plot(dc draw.Canvas, p *plot.Plot) {
+	ls := draw.LineStyle{Color: gridColor, Width: 1}
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if u := (t.Value - g.pl.x0) / (g.pl.x1 - g.pl.x0); t.Label != "" && u > 0 && u < 1 {
+			x := dc.Min.X + vg.Length(u)*(dc.Max.X-dc.Min.X)
+			dc.StrokeLine2(ls, x, dc.Min.Y, x, dc.Max.Y)
+		}
+	}
+	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		if _, v, ok := g.pl.norm(g.pl.x0, t.Value); ok && t.Label != "" && v > 0 && v < 1 {
+			y := dc.Min.Y + vg.Length(v)*(dc.Max.Y-dc.Min.Y)
+			dc.StrokeLine2(ls, dc.Min.X, y, dc.Max.X, y)
+		}
+	}
+}
+
+// framePlot outlines the data area.
+type framePlot struct{}
+
+func (framePlot) Plot(dc draw.Canvas, _ *plot.Plot) {
+	dc.SetLineStyle(draw.LineStyle{Color: frameColor, Width: 1})
+	dc.Stroke(dc.Rectangle.Path())
+}
+
+func (c Chart) render(t target) {
+	pl := c.plan()
+	pl.p.Draw(draw.Canvas{Canvas: t.dc.Canvas, Rectangle: pl.plotArea.vgRect(pl.h)})
+	if len(pl.names) == 0 {
+		return
+	}
+	// Legend box in its own column, top-aligned with the data area.
+	box := pl.legend.vgRect(pl.h)
+	t.dc.SetColor(color.White)
+	t.dc.Fill(box.Path())
+	t.dc.SetLineStyle(draw.LineStyle{Color: color.NRGBA{0xcc, 0xcc, 0xcc, 0xff}, Width: 1})
+	t.dc.Stroke(box.Path())
+	sty := labelStyle
+	sty.YAlign = draw.YCenter
+	for k, i := range pl.names {
+		s := c.Series[i]
+		col := c.color(i)
+		x := box.Min.X + legendPad
+		y := box.Max.Y - legendPad - vg.Length(legendLineH*(float64(k)+0.5))
+		if s.Points {
+			mc := col
+			mc.A = 204
+			t.dc.DrawGlyphNoClip(draw.GlyphStyle{Color: mc, Radius: 3.5, Shape: draw.CircleGlyph{}}, vg.Point{X: x + swatchW/2, Y: y})
+		} else {
+			ls := draw.LineStyle{Color: col, Width: 3}
+			if s.Dashed {
+				ls.Dashes = []vg.Length{5, 3}
+			}
+			t.dc.StrokeLine2(ls, x, y, x+swatchW, y)
+		}
+		t.dc.FillText(sty, vg.Point{X: x + swatchW + 6, Y: y}, pl.labels[k])
+	}
+}
+
+// PNG renders the chart as a PNG of Width·PNGScale × Height·PNGScale pixels.
+func (c Chart) PNG() ([]byte, error) {
+	w, h := c.size()
+	return renderPNG(w, h, c.render)
+}
+
+// SVG renders the chart as SVG, Width × Height pixels.
+func (c Chart) SVG() string {
+	w, h := c.size()
+	return renderSVG(w, h, c.render)
 }

@@ -1,11 +1,32 @@
 package plots
 
 import (
+	"bytes"
 	"encoding/xml"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
+	"math"
 	"strings"
 	"testing"
 )
+
+func ptr(v float64) *float64 { return &v }
+
+// decode renders fig as PNG and decodes it, failing the test if it is not a PNG.
+func decode(t *testing.T, fig Figure) image.Image {
+	t.Helper()
+	b, err := fig.PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	return img
+}
 
 // elements parses svg as XML (failing the test if it is not well formed) and counts its
 // elements by name.
@@ -19,7 +40,7 @@ func elements(t *testing.T, svg string) map[string]int {
 			return counts
 		}
 		if err != nil {
-			t.Fatalf("SVG is not well-formed XML: %v\n%s", err, svg)
+			t.Fatalf("SVG is not well-formed XML: %v\n%.2000s", err, svg)
 		}
 		if se, ok := tok.(xml.StartElement); ok {
 			counts[se.Name.Local]++
@@ -27,47 +48,378 @@ func elements(t *testing.T, svg string) map[string]int {
 	}
 }
 
-func TestChartMapsDataToPixels(t *testing.T) {
-	lo, hi := 0.0, 10.0
-	c := Chart{Width: 200 + marginL + marginR, Height: 100 + marginT + marginB, XMin: &lo, XMax: &hi, YMin: &lo, YMax: &hi,
-		Series: []Series{{Name: "a<b", X: []float64{0, 5, 10}, Y: []float64{0, 5, 10}}}}
-	svg := c.SVG()
-	elements(t, svg)
-	// x = 5 → marginL + 100, y = 5 → marginT + 50.
-	if want := "64.00,132.00 164.00,82.00 264.00,32.00"; !strings.Contains(svg, want) {
-		t.Errorf("polyline points: want %q in\n%s", want, svg)
+// near reports whether pixel colour c is within tol of want in every channel.
+func near(c color.Color, want color.NRGBA, tol int) bool {
+	r, g, b, _ := c.RGBA()
+	d := func(x uint32, y uint8) bool { return math.Abs(float64(int(x>>8)-int(y))) <= float64(tol) }
+	return d(r, want.R) && d(g, want.G) && d(b, want.B)
+}
+
+// count returns how many pixels of img in the PNG-pixel rectangle r satisfy f.
+func count(img image.Image, r image.Rectangle, f func(color.Color) bool) int {
+	n := 0
+	r = r.Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if f(img.At(x, y)) {
+				n++
+			}
+		}
 	}
-	if !strings.Contains(svg, "a&lt;b") {
-		t.Error("legend name not escaped")
+	return n
+}
+
+// px converts a layout rectangle (figure pixels) to PNG pixels.
+func px(r rect) image.Rectangle {
+	s := float64(PNGScale)
+	return image.Rect(int(math.Round(r.X0*s)), int(math.Round(r.Y0*s)), int(math.Round(r.X1*s)), int(math.Round(r.Y1*s)))
+}
+
+var magenta = color.NRGBA{0xff, 0x00, 0xff, 0xff}
+
+func isMagenta(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return r>>8 > 0xa0 && b>>8 > 0xa0 && g>>8 < 0x60
+}
+
+func isWhite(c color.Color) bool { return near(c, color.NRGBA{255, 255, 255, 255}, 0) }
+
+func TestPNGSize(t *testing.T) {
+	for _, tc := range []struct {
+		fig  Figure
+		w, h int
+	}{
+		{Chart{}, 640, 360},
+		{Chart{Width: 300, Height: 200, Series: []Series{{Y: []float64{1, 2}}}}, 300, 200},
+	} {
+		img := decode(t, tc.fig)
+		if b := img.Bounds(); b.Dx() != tc.w*PNGScale || b.Dy() != tc.h*PNGScale {
+			t.Errorf("PNG is %v, want %d×%d", b.Size(), tc.w*PNGScale, tc.h*PNGScale)
+		}
+		if svg := tc.fig.SVG(); !strings.Contains(svg, `width="`) || elements(t, svg)["svg"] != 1 {
+			t.Errorf("SVG without its size")
+		}
+	}
+	m := Heatmap{Values: [][]float64{{0, 1}, {2, 3}}, CellW: 20, CellH: 10}
+	pl := m.plan()
+	if b := decode(t, m).Bounds(); b.Dx() != int(math.Round(pl.w*PNGScale)) || b.Dy() != int(math.Round(pl.h*PNGScale)) {
+		t.Errorf("heat map PNG is %v, want %g×%g scaled by %d", b.Size(), pl.w, pl.h, PNGScale)
 	}
 }
 
-func TestChartLogDropsNonPositive(t *testing.T) {
-	c := Chart{LogY: true, Series: []Series{{Y: []float64{1, 0, -1, 100}}}}
-	svg := c.SVG()
-	elements(t, svg)
-	poly := svg[strings.Index(svg, "<polyline"):]
-	poly = poly[:strings.Index(poly, "/>")]
-	if n := strings.Count(poly, ","); n != 2 {
-		t.Errorf("log chart kept %d points, want 2 (0 and −1 dropped): %s", n, poly)
+// TestChartMapsDataToPixels: the middle of the data range lands in the middle of the data
+// area, where the diagonal's pixels are coloured.
+func TestChartMapsDataToPixels(t *testing.T) {
+	c := Chart{Width: 300, Height: 220, XMin: ptr(0), XMax: ptr(10), YMin: ptr(0), YMax: ptr(10),
+		Series: []Series{{Name: "a<b", X: []float64{0, 5, 10}, Y: []float64{0, 5, 10}, Color: "#ff00ff"}}}
+	img := decode(t, c)
+	d := px(c.plan().data)
+	mid := image.Pt((d.Min.X+d.Max.X)/2, (d.Min.Y+d.Max.Y)/2)
+	if n := count(img, image.Rectangle{Min: mid.Sub(image.Pt(2, 2)), Max: mid.Add(image.Pt(3, 3))}, isMagenta); n == 0 {
+		t.Errorf("no series pixel at the data area's centre %v (data area %v)", mid, d)
 	}
-	for _, want := range []string{">1<", ">10<", ">100<"} {
+	// The line runs from corner to corner: many coloured pixels inside, in both halves.
+	left := image.Rect(d.Min.X, d.Min.Y, mid.X, d.Max.Y)
+	right := image.Rect(mid.X, d.Min.Y, d.Max.X, d.Max.Y)
+	if count(img, left, isMagenta) < 50 || count(img, right, isMagenta) < 50 {
+		t.Errorf("diagonal not drawn across the data area")
+	}
+	if svg := c.SVG(); !strings.Contains(svg, ">a&lt;b<") {
+		t.Error("legend name not escaped in the SVG")
+	}
+}
+
+func TestAutoLogScale(t *testing.T) {
+	decades := func(lo, hi float64) []float64 {
+		var y []float64
+		for e := lo; e <= hi; e += 0.25 {
+			y = append(y, math.Pow(10, e))
+		}
+		return y
+	}
+	spike := []float64{0.2, 0.21, 40, 0.19, 0.2, 0.18}
+	for _, tc := range []struct {
+		name string
+		c    Chart
+		log  bool
+	}{
+		{"4 decades", Chart{Series: []Series{{Y: decades(-4, 0)}}}, true},
+		{"1 decade", Chart{Series: []Series{{Y: decades(-1, 0)}}}, false},
+		{"spike 40 over 0.2", Chart{Series: []Series{{Y: spike}}}, true},
+		{"spike clipped by YMax", Chart{YMax: ptr(1), Series: []Series{{Y: spike}}}, false},
+		{"a zero", Chart{Series: []Series{{Y: append(decades(-4, 0), 0)}}}, false},
+		{"negative YMin", Chart{YMin: ptr(-1), Series: []Series{{Y: decades(-4, 0)}}}, false},
+		{"forced linear", Chart{YScale: ScaleLinear, Series: []Series{{Y: decades(-4, 0)}}}, false},
+		{"LogY", Chart{LogY: true, Series: []Series{{Y: decades(-1, 0)}}}, true},
+		{"ScaleLog", Chart{YScale: ScaleLog, Series: []Series{{Y: decades(-1, 0)}}}, true},
+		{"complex plane", Chart{Equal: true, UnitCircle: true, Series: []Series{{X: []float64{0.001, 1}, Y: []float64{0.001, 1}, Points: true}}}, false},
+	} {
+		if got := tc.c.LogScale(); got != tc.log {
+			t.Errorf("%s: LogScale() = %v, want %v", tc.name, got, tc.log)
+		}
+	}
+	// The auto log axis is labelled with powers of ten, at most 8 of them.
+	svg := Chart{Series: []Series{{Y: decades(-12, 0)}}}.SVG()
+	elements(t, svg)
+	for _, want := range []string{">1e-12<", ">1e-06<", ">1<"} {
 		if !strings.Contains(svg, want) {
+			t.Errorf("log axis misses the label %s", want)
+		}
+	}
+	n := 0
+	for _, e := range []string{"1e-12", "1e-11", "1e-10", "1e-09", "1e-08", "1e-07", "1e-06", "1e-05", "0.0001", "0.001", "0.01", "0.1", "1"} {
+		if strings.Contains(svg, ">"+e+"<") {
+			n++
+		}
+	}
+	if n > 8 {
+		t.Errorf("%d log-axis labels, want at most 8", n)
+	}
+}
+
+// TestClipping: values beyond the axes are cut at the data area; nothing is drawn outside it.
+func TestClipping(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    Chart
+	}{
+		{"spike above YMax", Chart{YScale: ScaleLinear, YMin: ptr(0), YMax: ptr(1),
+			Series: []Series{{Y: []float64{0.5, 0.5, 1e300, 0.5, 0.5}, Color: "#ff00ff"}}}},
+		{"below YMin and beyond XMin/XMax", Chart{XMin: ptr(0.5), XMax: ptr(3.5), YMin: ptr(0), YMax: ptr(1),
+			Series: []Series{{Y: []float64{0.5, 0.9, -1e9, 0.2, 0.7, 0.1}, Color: "#ff00ff"}}}},
+		{"huge values on a log axis", Chart{LogY: true, YMax: ptr(10),
+			Series: []Series{{Y: []float64{1, 2, 1e308, 3, 0.5}, Color: "#ff00ff"}}}},
+		{"markers", Chart{XMin: ptr(0), XMax: ptr(1), YMin: ptr(0), YMax: ptr(1),
+			Series: []Series{{X: []float64{0, 0.5, 1, 2, 0.5}, Y: []float64{0.5, 0.5, 1, 0.5, 5}, Points: true, Color: "#ff00ff"}}}},
+	} {
+		c := tc.c
+		c.Width, c.Height = 320, 220
+		img := decode(t, c)
+		d := px(c.plan().data)
+		inside := count(img, d, isMagenta)
+		all := count(img, img.Bounds(), isMagenta)
+		if inside == 0 {
+			t.Errorf("%s: nothing drawn in the data area", tc.name)
+		}
+		if all != inside {
+			t.Errorf("%s: %d series pixels outside the data area %v", tc.name, all-inside, d)
+		}
+		// In particular the rows above the frame are background.
+		if n := count(img, image.Rect(d.Min.X, 0, d.Max.X, d.Min.Y-1), func(c color.Color) bool { return !isWhite(c) && !near(c, color.NRGBA{0, 0, 0, 255}, 200) }); n > 0 && tc.name == "spike above YMax" {
+			t.Errorf("%s: %d coloured pixels above the frame", tc.name, n)
+		}
+	}
+	// The spike is drawn up to the top edge of the data area.
+	c := Chart{Width: 320, Height: 220, YScale: ScaleLinear, YMin: ptr(0), YMax: ptr(1), Series: []Series{{Y: []float64{0.5, 0.5, 1e300, 0.5, 0.5}, Color: "#ff00ff"}}}
+	d := px(c.plan().data)
+	if count(decode(t, c), image.Rect(d.Min.X, d.Min.Y, d.Max.X, d.Min.Y+6), isMagenta) == 0 {
+		t.Error("clipped spike does not reach the top of the data area")
+	}
+}
+
+// TestLogDropsNonPositive: on a log axis values ≤ 0 are left out, never drawn to the bottom
+// corner; the line breaks there.
+func TestLogDropsNonPositive(t *testing.T) {
+	c := Chart{Width: 320, Height: 220, LogY: true, Series: []Series{{Y: []float64{10, 100, 0, -5, 100, 1000}, Color: "#ff00ff"}}}
+	img := decode(t, c)
+	d := px(c.plan().data)
+	if n := count(img, image.Rect(d.Min.X, d.Max.Y-8, d.Max.X, d.Max.Y), isMagenta); n > 0 {
+		t.Errorf("%d series pixels along the bottom edge: a value ≤ 0 was drawn", n)
+	}
+	if count(img, d, isMagenta) == 0 {
+		t.Error("positive values not drawn")
+	}
+	// Between x = 2 and x = 3 (both dropped) nothing is drawn.
+	pl := c.plan()
+	x2, x3 := (2-pl.x0)/(pl.x1-pl.x0), (3-pl.x0)/(pl.x1-pl.x0)
+	gap := image.Rect(d.Min.X+int(float64(d.Dx())*x2)+4, d.Min.Y, d.Min.X+int(float64(d.Dx())*x3)-4, d.Max.Y)
+	if n := count(img, gap, isMagenta); n > 0 {
+		t.Errorf("%d series pixels between dropped points", n)
+	}
+	// A series with nothing to show on a log axis draws nothing and does not panic.
+	if _, err := (Chart{LogY: true, Series: []Series{{Y: []float64{0, -1}}}}).PNG(); err != nil {
+		t.Error(err)
+	}
+	for _, want := range []string{">10<", ">100<", ">1000<"} {
+		if !strings.Contains(c.SVG(), want) {
 			t.Errorf("log axis misses tick %s", want)
 		}
 	}
 }
 
-func TestHeatmapCells(t *testing.T) {
-	m := Heatmap{Values: [][]float64{{0, 1, 2}, {3, 0, 1}}, Categories: []string{"blank", "a", "b", "c"}, Annotate: true}
-	svg := m.SVG()
-	counts := elements(t, svg)
-	// 1 background + 6 cells + 1 frame + 4 legend swatches.
-	if got := counts["rect"]; got != 12 {
-		t.Errorf("%d rects, want 12", got)
+// TestLegendOutside: the legend has a column of its own right of the data area, and a
+// curve along the top right corner stays visible.
+func TestLegendOutside(t *testing.T) {
+	green := color.NRGBA{0x00, 0xc0, 0x00, 0xff}
+	isGreen := func(c color.Color) bool { return near(c, green, 40) }
+	c := Chart{Width: 400, Height: 240, Series: []Series{
+		{Name: "flat at the top", Y: []float64{0, 1, 1, 1, 1, 1, 1, 1, 1, 1}, Color: "#00c000"},
+		{Name: "other", Y: []float64{0, 0.1, 0.2, 0.3}},
+	}}
+	pl := c.plan()
+	if pl.legend.X0 < pl.data.X1 || pl.legend.X1 > pl.w || pl.legend.Y1 <= pl.legend.Y0 {
+		t.Fatalf("legend %+v not right of the data area %+v within width %g", pl.legend, pl.data, pl.w)
 	}
-	if got := strings.Count(svg, `fill="`+Palette[2]+`"`); got != 2 { // category 3 in the data once + legend once
-		t.Errorf("category 3 colour used %d times, want 2", got)
+	img := decode(t, c)
+	d, l := px(pl.data), px(pl.legend)
+	if count(img, l, isGreen) < 20 {
+		t.Error("no legend swatch right of the data area")
+	}
+	topRight := image.Rect(d.Min.X+d.Dx()*2/3, d.Min.Y, d.Max.X, d.Min.Y+d.Dy()/4)
+	if count(img, topRight, isGreen) < 50 {
+		t.Error("curve in the top right corner hidden")
+	}
+	// No legend: the data area takes the width.
+	c.Series[0].Name, c.Series[1].Name = "", ""
+	if p2 := c.plan(); p2.data.X1 <= pl.data.X1 || p2.legend != (rect{}) {
+		t.Errorf("without names the data area ends at %g (with a legend %g)", p2.data.X1, pl.data.X1)
+	}
+}
+
+func TestEqualAspectAndUnitCircle(t *testing.T) {
+	c := Chart{Width: 640, Height: 360, Equal: true, UnitCircle: true,
+		Series: []Series{{Name: "λ", X: []float64{0.5}, Y: []float64{0.5}, Points: true, Color: "#ff00ff"}}}
+	pl := c.plan()
+	sx := (pl.x1 - pl.x0) / (pl.data.X1 - pl.data.X0)
+	sy := (pl.y1 - pl.y0) / (pl.data.Y1 - pl.data.Y0)
+	if math.Abs(sx/sy-1) > 0.01 {
+		t.Errorf("units per pixel: x %g, y %g", sx, sy)
+	}
+	img := decode(t, c)
+	// The dashed circle passes through (0, 1): grey pixels near it.
+	grey := func(c color.Color) bool { return near(c, color.NRGBA{0x88, 0x88, 0x88, 0xff}, 40) }
+	u, v, _ := pl.norm(0, 1)
+	d := px(pl.data)
+	at := image.Pt(d.Min.X+int(u*float64(d.Dx())), d.Max.Y-int(v*float64(d.Dy())))
+	if count(img, image.Rectangle{Min: at.Sub(image.Pt(12, 3)), Max: at.Add(image.Pt(12, 4))}, grey) == 0 {
+		t.Errorf("no unit circle near %v", at)
+	}
+	if count(img, d, isMagenta) == 0 {
+		t.Error("marker not drawn")
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	figs := []Figure{
+		Chart{Title: "t", LogY: true, Series: []Series{{Name: "a", Y: []float64{1, 10, 100}}, {Name: "b", Y: []float64{3, 2, 1}, Dashed: true}}},
+		Chart{Equal: true, UnitCircle: true, Series: []Series{{Name: "p", X: []float64{0.3}, Y: []float64{-0.2}, Points: true}}},
+		Heatmap{Title: "h", Values: [][]float64{{0, 1}, {2, math.NaN()}}, Annotate: true},
+		Heatmap{Values: [][]float64{make([]float64, 5000)}, CellW: 1},
+	}
+	for i, f := range figs {
+		a, err1 := f.PNG()
+		b, err2 := f.PNG()
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("figure %d: PNG differs between renders (%v, %v)", i, err1, err2)
+		}
+		if f.SVG() != f.SVG() {
+			t.Errorf("figure %d: SVG differs between renders", i)
+		}
+	}
+}
+
+func TestHeatmapAnnotations(t *testing.T) {
+	lo, hi := 0.0, 100.0
+	m := Heatmap{Title: "Success %", Values: [][]float64{{100, 12.1}}, RowLabels: []string{"S=1"}, ColLabels: []string{"4", "32"},
+		Min: &lo, Max: &hi, Annotate: true, Format: "%.1f", CellW: 56, CellH: 28}
+	svg := m.SVG()
+	elements(t, svg)
+	for _, want := range []string{">100.0<", ">12.1<", ">S=1<", ">32<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG misses %q", want)
+		}
+	}
+	img := decode(t, m)
+	pl := m.plan()
+	cell := func(c int) image.Rectangle {
+		x := pl.grid.X0 + float64(c)*pl.cw
+		return px(rect{x + 2, pl.grid.Y0 + 2, x + pl.cw - 2, pl.grid.Y1 - 2})
+	}
+	// The dark cell (100) carries white text, the light one (12.1) dark text.
+	dark := ramp(1)
+	if count(img, cell(0), func(c color.Color) bool { return near(c, dark, 4) }) == 0 ||
+		count(img, cell(0), func(c color.Color) bool { return near(c, color.NRGBA{255, 255, 255, 255}, 30) }) < 20 {
+		t.Error("cell 100: want a dark fill with white digits")
+	}
+	light := ramp(0.121)
+	if count(img, cell(1), func(c color.Color) bool { return near(c, light, 4) }) == 0 ||
+		count(img, cell(1), func(c color.Color) bool { return near(c, color.NRGBA{0, 0, 0, 255}, 60) }) < 20 {
+		t.Error("cell 12.1: want a light fill with black digits")
+	}
+}
+
+func TestHeatmapCategories(t *testing.T) {
+	names := []string{"blank", "a", "b", "c"}
+	m := Heatmap{Values: [][]float64{{0, 1, 2}, {3, 0, 1}}, Categories: names, CellW: 12, CellH: 14}
+	svg := m.SVG()
+	elements(t, svg)
+	for _, n := range names {
+		if !strings.Contains(svg, ">"+n+"<") {
+			t.Errorf("legend misses %q", n)
+		}
+	}
+	img := decode(t, m)
+	pl := m.plan()
+	for r, row := range m.Values {
+		for c, v := range row {
+			want := color.NRGBA{255, 255, 255, 255}
+			if v > 0 {
+				want = parseColor(Palette[int(v)-1])
+			}
+			x := int((pl.grid.X0 + (float64(c)+0.5)*pl.cw) * PNGScale)
+			y := int((pl.grid.Y0 + (float64(r)+0.5)*pl.ch) * PNGScale)
+			if got := img.At(x, y); !near(got, want, 0) {
+				t.Errorf("cell (%d, %d) = %v: colour %v, want %v", r, c, v, got, want)
+			}
+		}
+	}
+	// The key lies right of the cells and shows category 3's colour.
+	k := px(pl.key)
+	if pl.key.X0 < pl.grid.X1 || count(img, k, func(c color.Color) bool { return near(c, parseColor(Palette[2]), 0) }) == 0 {
+		t.Errorf("key %+v: want it right of the cells %+v with category 3's swatch", pl.key, pl.grid)
+	}
+	// A large heat map embeds its cells as one image in the SVG.
+	big := Heatmap{Values: [][]float64{make([]float64, maxRectCells+1)}, CellW: 1}
+	if n := elements(t, big.SVG())["image"]; n != 1 {
+		t.Errorf("large heat map: %d <image> elements, want 1", n)
+	}
+}
+
+// TestTitlesFit: a title never gets cut: a heat map widens, a chart wraps it.
+func TestTitlesFit(t *testing.T) {
+	long := "Success % of the explicit copy solution (d = 16, T = 40, 60 draws per cell)"
+	m := Heatmap{Title: long, Values: [][]float64{{1, 2}}, CellW: 20, CellH: 20}
+	pl := m.plan()
+	if tw := textWidth(titleStyle, long); pl.w < tw {
+		t.Errorf("heat map %g wide, title %g", pl.w, tw)
+	}
+	if b := decode(t, m).Bounds(); float64(b.Dx()) < textWidth(titleStyle, long)*PNGScale {
+		t.Errorf("heat map PNG %d px wide, narrower than its title", b.Dx())
+	}
+	c := Chart{Width: 300, Height: 200, Title: long + " " + long}
+	cp := c.plan()
+	lines := strings.Split(cp.p.Title.Text, "\n")
+	if len(lines) < 2 {
+		t.Fatalf("long chart title not wrapped: %q", cp.p.Title.Text)
+	}
+	for _, l := range lines {
+		if w := textWidth(titleStyle, l); w > cp.plotArea.X1-cp.plotArea.X0 {
+			t.Errorf("title line %q is %g wide, the plot %g", l, w, cp.plotArea.X1-cp.plotArea.X0)
+		}
+	}
+}
+
+func TestSeriesStyles(t *testing.T) {
+	c := Chart{Series: []Series{{Name: "solid", Y: []float64{1, 2}}, {Name: "dashed", Y: []float64{2, 1}, Dashed: true}, {Name: "pts", Y: []float64{1, 1.5}, Points: true}}}
+	svg := c.SVG()
+	elements(t, svg)
+	if !strings.Contains(svg, "stroke-dasharray") {
+		t.Error("dashed series not dashed")
+	}
+	for _, col := range Palette[:2] { // lines; markers are translucent
+		if !strings.Contains(strings.ToLower(svg), col) {
+			t.Errorf("palette colour %s missing", col)
+		}
 	}
 }
 
@@ -95,15 +447,24 @@ func TestNiceTicks(t *testing.T) {
 }
 
 func TestLogTicksStayFew(t *testing.T) {
-	for _, tc := range []struct{ lo, hi float64 }{{0, 2}, {-30, 0}, {-3, 12}, {-1, -0.3}} {
-		got := logTicks(tc.lo, tc.hi)
-		if len(got) == 0 || len(got) > 9 {
-			t.Errorf("logTicks(%g, %g) = %v: want between 1 and 9 ticks", tc.lo, tc.hi, got)
-		}
-		for _, v := range got {
-			if v < tc.lo-1e-9 || v > tc.hi+1e-9 {
-				t.Errorf("logTicks(%g, %g) = %v: %g out of range", tc.lo, tc.hi, got, v)
+	for _, tc := range []struct{ lo, hi float64 }{{0, 2}, {-30, 0}, {-3, 12}, {-1, -0.3}, {-0.6, -0.35}} {
+		labelled := 0
+		for _, tk := range logAxisTicks(tc.lo, tc.hi) {
+			if tk.Value < math.Pow(10, tc.lo)*(1-1e-9) || tk.Value > math.Pow(10, tc.hi)*(1+1e-9) {
+				t.Errorf("logAxisTicks(%g, %g): %g out of range", tc.lo, tc.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				labelled++
 			}
 		}
+		if labelled < 2 || labelled > 8 {
+			t.Errorf("logAxisTicks(%g, %g): %d labels, want 2 to 8", tc.lo, tc.hi, labelled)
+		}
+	}
+	if got := logLabel(1e-5); got != "1e-05" {
+		t.Errorf("logLabel(1e-5) = %q", got)
+	}
+	if got := logLabel(1000); got != "1000" {
+		t.Errorf("logLabel(1000) = %q", got)
 	}
 }

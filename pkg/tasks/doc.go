@@ -13,7 +13,7 @@
 // Task, validates itself (Validate) and samples deterministic batches from a *rand.Rand (Sample).
 // Sequence positions in this package are 0-based unless a doc says "1-based" (the papers count from 1).
 //
-// References (texts in /work/shared/papers):
+// References (full entries in docs/REFERENCES.md: [Arjovsky2016], [Henaff2016], [LeCun1998], [Xiao2017]):
 //
 //  1. M. Arjovsky, A. Shah, Y. Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016.
 //  2. M. Henaff, A. Szlam, Y. LeCun, "Recurrent Orthogonal Networks and Long-Memory Tasks", ICML 2016.

@@ -40,14 +40,17 @@
 //
 // References:
 //
-//	[1] Barber, lecture slides on RNNs, "Gated Recurrent Net" (papers/barber_*.md).
-//	[2] Galvan, "On Recurrent Neural Networks", 2015, §2.1.2 (papers/galvan2015_*.md).
+//	[1] Barber, "Recurrent Neural Nets", lecture slides, "Gated Recurrent Net".
+//	[2] Galvan, "On Recurrent Neural Networks", thesis, 2015, §2.1.2.
 //	[3] Chung, Gulcehre, Cho, Bengio, "Empirical Evaluation of Gated Recurrent Neural
 //	    Networks on Sequence Modeling", arXiv:1412.3555, §3.2.
 //	[4] Cho et al., "Learning Phrase Representations using RNN Encoder-Decoder for
 //	    Statistical Machine Translation", arXiv:1406.1078 (v1 and v3), §2.3.
 //	[5] Arjovsky, Shah, Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016,
 //	    §4; code github.com/amarshah/complex_RNN, models.py.
+//
+// Full entries: docs/REFERENCES.md ([Barber], [Galvan2015], [Chung2014], [Cho2014],
+// [Arjovsky2016], [Arjovsky2016code]).
 package gru
 
 import (

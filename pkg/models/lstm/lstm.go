@@ -40,10 +40,9 @@
 //	4·N·(In + N + 1) + N·Out + Out + 2·N   (+ N² with Peephole)
 //
 // Copy (In 10, N 40, Out 9): 8609, or 10209 with the peephole. Adding (In 2, N 128, Out 1):
-// 67457, or 83841 with the peephole. The paper's rough counts (≈ 6.5k for the copy
-// LSTM in the final version, "about 40K" for adding in the draft, papers/README.md and
-// papers/arjovsky2016_*.tex) match neither; for copy, 4·N² = 6400 is close to 6.5k, so the
-// estimate may count the recurrent matrices only.
+// 67457, or 83841 with the peephole. The paper's rough counts (≈ 6.5k for the copy LSTM in
+// the ICML version, "about 40K" for adding in the draft's §4.2, [4]) match neither; for
+// copy, 4·N² = 6400 is close to 6.5k, so the estimate may count the recurrent matrices only.
 //
 // Unlike GoMLX's ml/layers/lstm, which keeps h and c as separate nodes (ONNX layout), this
 // cell keeps the whole state in one node so that rnn.Unroll, chunked training and the
@@ -53,12 +52,15 @@
 //
 //	[1] Zaremba, Sutskever, Vinyals, "Recurrent Neural Network Regularization",
 //	    arXiv:1409.2329, §3.1.
-//	[2] Barber, lecture slides on RNNs, "Long Short Term Memory" (papers/barber_*.md).
-//	[3] Galvan, "On Recurrent Neural Networks", 2015, §2.1.1 (papers/galvan2015_*.md).
+//	[2] Barber, "Recurrent Neural Nets", lecture slides, "Long Short Term Memory".
+//	[3] Galvan, "On Recurrent Neural Networks", thesis, 2015, §2.1.1.
 //	[4] Arjovsky, Shah, Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016,
 //	    §4; code github.com/amarshah/complex_RNN, models.py, LSTM().
 //	[5] Hochreiter, Schmidhuber, "Long Short-Term Memory", Neural Computation, 1997.
 //	[6] Gers, Schmidhuber, "Recurrent nets that time and count", IJCNN 2000.
+//
+// Full entries: docs/REFERENCES.md ([Zaremba2014], [Barber], [Galvan2015], [Arjovsky2016],
+// [Arjovsky2016code], [Hochreiter1997], [Gers2000]).
 package lstm
 
 import (

@@ -35,6 +35,6 @@
 // References:
 //
 //	[1] Henaff, Szlam, LeCun, "Recurrent Orthogonal Networks and Long-Memory Tasks",
-//	    ICML 2016 (papers/henaff2016_orthogonal_rnns_long_memory_B.txt).
-//	[2] papers/README.md, "Models" and "Training settings from the papers".
+//	    ICML 2016, arXiv:1602.06662 (§2 models, §4 training settings; [Henaff2016] in
+//	    docs/REFERENCES.md).
 package ltrnn

@@ -76,8 +76,9 @@ const NoClip = -1.0
 // using a Gaussian distribution with mean 0 and variance 1/√n (where n is the number of
 // incoming connections to each hidden unit)"): U, W and W_P are drawn from N(0, 1/n) with
 // n their fan-in (In, N and N/2), i.e. standard deviation 1/√n. We read the paper's
-// "variance 1/√n" as that standard deviation, as papers/README.md does for V (the A
-// rendering lost the symbol). b and b_y start at zero. V follows VInit; the Gaussian's
+// "variance 1/√n" as that standard deviation, as this project does for V (a Gaussian of
+// variance 1/n before the projection; one text rendering of [1] lost the symbol). b and
+// b_y start at zero. V follows VInit; the Gaussian's
 // scale does not matter for Orthogonal, whose projection sets every singular value to 1.
 // When Preset is not nil, Init copies its weights instead and ignores VInit and the rng.
 type Cell struct {

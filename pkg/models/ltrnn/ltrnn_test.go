@@ -365,7 +365,7 @@ func TestPool(t *testing.T) {
 // FromWeights: one ReLU unit, V = 1, U = (1, 1000), b = −1000, W = 1, so h adds x_t
 // exactly when the marker is on and the last output is the sum of the marked values.
 func TestAddingConstruction(t *testing.T) {
-	const markerGain = 1000 // [1] §3.2.1 (papers/README.md): U = (1, 1000), bias −1000
+	const markerGain = 1000 // [1] §3.2.1: U = (1, 1000), bias −1000
 	cell, err := ltrnn.FromWeights(ltrnn.ReLU, ltrnn.Weights{
 		U: []float64{1, markerGain}, V: []float64{1}, W: []float64{1}, B: []float64{-markerGain},
 	})

@@ -17,7 +17,7 @@
 // References:
 //
 //	[1] Barber, "Recurrent Neural Nets", lecture slides, "Mitigating Memory Decay" and
-//	    "Simple Memory Storage" (papers/barber_recurrent_neural_nets_slides.md).
+//	    "Simple Memory Storage" ([Barber] in docs/REFERENCES.md).
 package memory
 
 import (

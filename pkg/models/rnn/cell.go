@@ -20,7 +20,9 @@
 //	[1] Arjovsky, Shah, Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016.
 //	[2] Le, Jaitly, Hinton, "A Simple Way to Initialize Recurrent Networks of Rectified
 //	    Linear Units", 2015 (the IRNN), as used in [1] §4.
-//	[3] Galvan, "On Recurrent Neural Networks", 2015, §1 (papers/galvan2015_*.md).
+//	[3] Galvan, "On Recurrent Neural Networks", thesis, 2015, §1.
+//
+// Full entries: docs/REFERENCES.md ([Arjovsky2016], [Le2015], [Galvan2015]).
 package rnn
 
 import (

@@ -73,7 +73,7 @@
 //
 // References:
 //
-//	[1] Arjovsky, Shah, Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016
-//	    (papers/arjovsky2016_unitary_evolution_rnn.tex; section and equation numbers of
-//	    that draft).
+//	[1] Arjovsky, Shah, Bengio, "Unitary Evolution Recurrent Neural Networks", ICML 2016,
+//	    arXiv:1511.06464 (section and equation numbers of a preprint draft in ICLR 2016
+//	    format; see [Arjovsky2016] in docs/REFERENCES.md).
 package urnn
