@@ -102,9 +102,12 @@ test-deps:
 	@$(call apt_install,chromium)
 	@[ -d tests/browser/node_modules/playwright-core ] || (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 
-# Opens notebooks/01_tasks.ipynb in the real Jupyter web UI, runs all cells with the GoNB
-# kernel, waits for figures and saves a screenshot under build/browser/.
+# Opens every committed notebook unrun in the real Jupyter web UI (untrusted, as a reader
+# does) and in its HTML export, and checks that every saved figure is a visible image; then
+# runs notebooks/01_tasks.ipynb live. Screenshots under build/browser/. The self-test first
+# checks that the checker passes a good fixture and fails a bad one.
 browser-test: setup test-deps
+	tests/browser/run.sh --self-test
 	tests/browser/run.sh 01_tasks.ipynb
 
 # Re-executes the notebooks at their default sizes and saves their outputs in place (training

@@ -133,24 +133,29 @@ func ActivationsChart(title string, a *Activations, units int) plots.Chart {
 	return c
 }
 
-// ActivationsHeatmap draws all pooled activations as a heat map, one row per pooled
-// unit and one column per step (Henaff et al. Figure 5); columns at the markers are
-// labelled "m".
-func ActivationsHeatmap(title string, a *Activations) plots.Heatmap {
-	if len(a.Pooled) == 0 {
+// ActivationsHeatmap draws the activations of a as a heat map, one column per step and
+// one row per unit (Henaff et al. Figure 6): the hidden state h_t, or with pooled its
+// l2-pooled version p_t. Columns at the markers are labelled "m".
+func ActivationsHeatmap(title string, a *Activations, pooled bool) plots.Heatmap {
+	rows, ylabel := a.States, "hidden unit"
+	if pooled {
+		rows, ylabel = a.Pooled, "pooled unit"
+	}
+	if len(rows) == 0 {
 		return plots.Heatmap{Title: title}
 	}
-	n, L := len(a.Pooled[0]), len(a.Pooled)
+	n, L := len(rows[0]), len(rows)
 	vals := make([][]float64, n)
 	for j := range n {
 		vals[j] = make([]float64, L)
 		for t := range L {
-			vals[j][t] = a.Pooled[t][j]
+			vals[j][t] = rows[t][j]
 		}
 	}
 	cols := make([]string, L)
 	for _, m := range a.Markers {
 		cols[m] = "m"
 	}
-	return plots.Heatmap{Title: title, XLabel: "t", YLabel: "pooled unit", Values: vals, ColLabels: cols, CellW: max(1, min(4, 720/L)), CellH: 3}
+	return plots.Heatmap{Title: title, XLabel: "t", YLabel: ylabel, Values: vals, ColLabels: cols,
+		CellW: max(1, min(12, 720/L)), CellH: max(2, min(6, 400/n))}
 }

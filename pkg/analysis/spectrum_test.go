@@ -234,11 +234,13 @@ func wellFormed(t *testing.T, svg string) {
 func TestFigures(t *testing.T) {
 	eig, _ := analysis.Eigenvalues(rotation(0.5), 2)
 	ones := []float64{1, 0.5, 0.25, math.Inf(1)}
-	act := &analysis.Activations{Pooled: [][]float64{{0, 1}, {1, 1}, {2, 1}}, Markers: []int{1}}
+	act := &analysis.Activations{States: [][]float64{{0, 1, 2, 3}, {1, 1, 1, 1}, {2, 1, 0, 0}},
+		Pooled: [][]float64{{0, 1}, {1, 1}, {2, 1}}, Markers: []int{1}}
 	grad := analysis.GradNormsChart("g", []analysis.Named{{"measured", ones}}, []analysis.Named{{"bound", ones}})
 	spectra := analysis.SpectraChart("s", analysis.Spectrum{Name: "R", Values: eig})
 	activations := analysis.ActivationsChart("p", act, 1)
-	heat := analysis.ActivationsHeatmap("p", act)
+	heat := analysis.ActivationsHeatmap("p", act, true)
+	states := analysis.ActivationsHeatmap("h", act, false)
 	for _, tc := range []struct {
 		name string
 		fig  plots.Figure
@@ -254,7 +256,9 @@ func TestFigures(t *testing.T) {
 		{"state norms", analysis.StateNormsChart("n", true, analysis.Named{Name: "h", Values: []float64{1, 2, 3}}), true, []string{"‖h_t‖"}},
 		{"activations", activations, len(activations.Series) == 2 && activations.Series[1].Dashed, []string{"p0"}},
 		{"activations heat map", heat, len(heat.Values) == 2 && len(heat.Values[0]) == 3 && heat.ColLabels[1] == "m", []string{">m<"}},
-		{"empty activations", analysis.ActivationsHeatmap("none", &analysis.Activations{}), true, []string{">none<"}},
+		{"state heat map", states, len(states.Values) == 4 && len(states.Values[0]) == 3 && states.Values[3][0] == 3 &&
+			states.YLabel == "hidden unit", []string{">m<"}},
+		{"empty activations", analysis.ActivationsHeatmap("none", &analysis.Activations{}, true), true, []string{">none<"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.ok {

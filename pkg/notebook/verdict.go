@@ -17,6 +17,10 @@ type Claim struct {
 	// Solved, if > 0, makes "learn" mean "solve": end below Solved × baseline (0.1 for a
 	// task the paper shows solved, loss near 0). Zero means ending below the baseline.
 	Solved float64
+	// Below, if > 0, makes "learn" mean ending below this loss instead of the baseline, e.g.
+	// the variable-length copy's timing plateau; BelowName names it in the text.
+	Below     float64
+	BelowName string
 }
 
 // Tolerance is the relative margin around the baseline within which a final held-out loss
@@ -90,6 +94,9 @@ func Verdict(c Claim, runs ...*Run) string {
 
 // learned reports whether r counts as having learnt the task under c.
 func (c Claim) learned(r *Run) bool {
+	if c.Below > 0 {
+		return lastEval(r) < c.Below
+	}
 	if c.Solved > 0 {
 		return lastEval(r) < c.Solved*r.Baseline
 	}
@@ -100,6 +107,10 @@ func (c Claim) learned(r *Run) bool {
 // Solved set, it solves or not (ends below Solved × baseline).
 func (c Claim) says(learns bool) string {
 	switch {
+	case c.Below > 0 && learns:
+		return fmt.Sprintf("learns (ends below %s, %.4g)", c.BelowName, c.Below)
+	case c.Below > 0:
+		return fmt.Sprintf("does not learn (ends at or above %s, %.4g)", c.BelowName, c.Below)
 	case c.Solved > 0 && learns:
 		return fmt.Sprintf("solves the task (below %g × baseline)", c.Solved)
 	case c.Solved > 0:

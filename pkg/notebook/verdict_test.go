@@ -52,6 +52,14 @@ func TestVerdict(t *testing.T) {
 	if v := Verdict(solve, fakeRun("A", 0.3, 0.02), fakeRun("B", 0.3, 0.2)); !strings.Contains(v, "agree with the paper") {
 		t.Errorf("A solves, B only below the baseline:\n%s", v)
 	}
+	plateau := Claim{Paper: "A learns", Learn: []string{"A"}, Fail: []string{"B"}, Below: 0.15, BelowName: "the plateau"}
+	if v := Verdict(plateau, fakeRun("A", 0.3, 0.1), fakeRun("B", 0.3, 0.2)); !strings.Contains(v, "agree with the paper") {
+		t.Errorf("A below the plateau, B below the baseline only:\n%s", v)
+	}
+	if v := Verdict(plateau, fakeRun("A", 0.3, 0.2), fakeRun("B", 0.3, 0.2)); !strings.Contains(v,
+		"A does not learn (ends at or above the plateau, 0.15) here") {
+		t.Errorf("A above the plateau:\n%s", v)
+	}
 	if v := Verdict(claim, fakeRun("A", 0.3, 0.1)); !strings.Contains(v, "no verdict: no run of B") {
 		t.Errorf("B missing:\n%s", v)
 	}
