@@ -84,20 +84,12 @@ func (c *AddingLSTMCell) Init(scope *model.Scope, _ *rand.Rand) error {
 	v[lstm.GateG*2+0] = smallSignal
 	b := make([]float64, 4) // [4, N 1]
 	b[lstm.GateI], b[lstm.GateF], b[lstm.GateO] = -gateGain, gateGain, gateGain
-	for _, s := range []struct {
-		name   string
-		values []float64
-		dims   []int
-	}{
-		{"V", v, []int{4, 2, 1}}, {"W", make([]float64, 4), []int{4, 1, 1}}, {"b", b, []int{4, 1}},
-		{"U", []float64{1 / smallSignal}, []int{1, 1}}, {"bo", []float64{0}, []int{1}},
-		{"h0", []float64{0}, []int{1}}, {"c0", []float64{0}, []int{1}},
-	} {
-		if err := rnn.NewVariable(scope, s.name, c.DType(), s.values, s.dims...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return rnn.CreateVariables(scope, c.DType(), []rnn.Var{
+		{Name: "V", Dims: []int{4, 2, 1}, Values: v}, {Name: "W", Dims: []int{4, 1, 1}, Values: make([]float64, 4)},
+		{Name: "b", Dims: []int{4, 1}, Values: b}, {Name: "U", Dims: []int{1, 1}, Values: []float64{1 / smallSignal}},
+		{Name: "bo", Dims: []int{1}, Values: []float64{0}},
+		{Name: "h0", Dims: []int{1}, Values: []float64{0}}, {Name: "c0", Dims: []int{1}, Values: []float64{0}},
+	})
 }
 
 // AddingMSE initialises cell in a fresh store (Init with an rng seeded by seed), draws

@@ -37,14 +37,10 @@ type Model struct {
 // Kinds lists the accepted Model.Kind values.
 var Kinds = []string{"urnn", "lstm", "lstm-peephole", "gru", "tanh", "irnn", "lt-ornn", "lt-irnn"}
 
-// Cell returns the model's cell for in inputs and out outputs per step.
+// cell returns the model's cell for in inputs and out outputs per step (Preset.Build).
 //
 // LT-RNNs on real-valued inputs (adding, MNIST) get σ = ReLU, as in Henaff et al.'s adding
 // solution (§3.2.1); on categorical inputs (the copy tasks) no nonlinearity (§2.1).
-func (m Model) Cell(in, out int) (rnn.Cell, error) {
-	return m.cell(in, out, false)
-}
-
 func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Hidden < 1 {
 		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)

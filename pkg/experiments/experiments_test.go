@@ -79,7 +79,7 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "urnn", Hidden: 0}, "Hidden"},
 		{Model{Kind: "lstm", Hidden: 8, Pooling: true}, "Pooling"},
 	} {
-		if _, err := tc.m.Cell(3, 2); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.m, err, tc.want)
 		}
 	}

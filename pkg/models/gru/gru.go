@@ -54,7 +54,6 @@
 package gru
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
@@ -98,19 +97,14 @@ func (c *Cell) NumParams() int {
 	return numGates*c.N*(c.In+c.N+1) + c.N*c.Out + c.Out + c.N
 }
 
-// variable is one variable of the cell: its name, shape and initial values.
-type variable = rnn.Var
-
-// variables lists the cell's variables; with rng nil the values are left out (used by
-// Build to check shapes).
-func (c *Cell) variables(rng *rand.Rand) []variable {
+// variables lists the cell's variables (see rnn.Var); with rng nil the values are left
+// out (used by Build to check shapes).
+func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
 	n := c.N
 	perGate := func(fanIn int) []float64 { return rnn.GlorotUniformStack(rng, numGates, fanIn, n) } // gate-major
-	var u []float64
-	if rng != nil {
-		u = rnn.GlorotUniform(rng, n, c.Out)
-	}
-	return []variable{
+	// U is drawn first, before V and W: the draws of existing runs (same seed, same weights).
+	u := rnn.GlorotUniform(rng, n, c.Out)
+	return []rnn.Var{
 		{Name: "V", Dims: []int{numGates, c.In, n}, Values: perGate(c.In)},
 		{Name: "W", Dims: []int{numGates, n, n}, Values: perGate(n)},
 		{Name: "b", Dims: []int{numGates, n}, Values: make([]float64, numGates*n)},
@@ -126,8 +120,8 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	if err := rnn.CheckSizes("gru.Cell", "In", c.In, "N", c.N, "Out", c.Out); err != nil {
 		return err
 	}
-	if dt := c.DType(); dt != dtypes.Float32 && dt != dtypes.Float64 {
-		return fmt.Errorf("gru.Cell: Type = %s, want Float32 or Float64", dt)
+	if err := rnn.CheckDType("gru.Cell", c.DType()); err != nil {
+		return err
 	}
 	return rnn.CreateVariables(scope, c.DType(), c.variables(rng))
 }

@@ -130,43 +130,31 @@ func (c *Cell) check() error {
 	if math.IsNaN(c.ForgetBias) || math.IsInf(c.ForgetBias, 0) {
 		return fmt.Errorf("lstm.Cell: ForgetBias = %g, want a finite value", c.ForgetBias)
 	}
-	if dt := c.DType(); dt != dtypes.Float32 && dt != dtypes.Float64 {
-		return fmt.Errorf("lstm.Cell: Type = %s, want Float32 or Float64", dt)
-	}
-	return nil
+	return rnn.CheckDType("lstm.Cell", c.DType())
 }
 
-// variable is one variable of the cell: its name, shape and initial values.
-type variable = rnn.Var
-
-// variables lists the cell's variables; with rng nil the values are left out (used by
-// Build to check shapes).
-func (c *Cell) variables(rng *rand.Rand) []variable {
+// variables lists the cell's variables (see rnn.Var); with rng nil the values are left
+// out (used by Build to check shapes).
+func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
 	n := c.N
 	perGate := func(fanIn int) []float64 { return rnn.GlorotUniformStack(rng, numGates, fanIn, n) } // gate-major
-	glorot := func(fanIn, fanOut int) []float64 {
-		if rng == nil {
-			return nil
-		}
-		return rnn.GlorotUniform(rng, fanIn, fanOut)
-	}
-	vars := []variable{
+	vars := []rnn.Var{
 		{Name: "V", Dims: []int{numGates, c.In, n}, Values: perGate(c.In)},
 		{Name: "W", Dims: []int{numGates, n, n}, Values: perGate(n)},
 	}
 	if c.Peephole {
-		vars = append(vars, variable{Name: "P", Dims: []int{n, n}, Values: glorot(n, n)})
+		vars = append(vars, rnn.Var{Name: "P", Dims: []int{n, n}, Values: rnn.GlorotUniform(rng, n, n)})
 	}
 	b := make([]float64, numGates*n)
 	for j := range n {
 		b[GateF*n+j] = c.ForgetBias
 	}
 	return append(vars,
-		variable{Name: "b", Dims: []int{numGates, n}, Values: b},
-		variable{Name: "U", Dims: []int{n, c.Out}, Values: glorot(n, c.Out)},
-		variable{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
-		variable{Name: "h0", Dims: []int{n}, Values: make([]float64, n)},
-		variable{Name: "c0", Dims: []int{n}, Values: make([]float64, n)},
+		rnn.Var{Name: "b", Dims: []int{numGates, n}, Values: b},
+		rnn.Var{Name: "U", Dims: []int{n, c.Out}, Values: rnn.GlorotUniform(rng, n, c.Out)},
+		rnn.Var{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
+		rnn.Var{Name: "h0", Dims: []int{n}, Values: make([]float64, n)},
+		rnn.Var{Name: "c0", Dims: []int{n}, Values: make([]float64, n)},
 	)
 }
 

@@ -1,165 +1,107 @@
 package lstm_test
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/urnn-notebooks/longmemory/pkg/analysis"
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 )
 
-// initRandom creates the cell's variables in a new store and then overwrites every one of
-// them (biases, h0 and c0 included) with values from U[−1, 1], so that no gradient or term
-// of the hand computation is trivially zero. It returns the store and the values by name.
-func initRandom(t *testing.T, c *lstm.Cell, seed uint64) (*model.Store, map[string][]float64) {
-	t.Helper()
-	store := model.NewStore()
-	scope := store.RootScope()
-	rng := rand.New(rand.NewPCG(seed, 1))
-	if err := c.Init(scope, rng); err != nil {
-		t.Fatal(err)
+// TestCell runs the shared cell suite on the LSTM of Zaremba et al. and on the uRNN code's
+// (peephole, forget bias 1).
+func TestCell(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		new      func(in, n, out int) *lstm.Cell
+		peephole bool
+		budget   celltest.GraphCost
+		counts   [2]int // copy (In 10, N 40, Out 9) and adding (In 2, N 128, Out 1), package doc
+	}{
+		{"zaremba", lstm.New, false, celltest.GraphCost{Forward: 20, Training: 80}, [2]int{8609, 67457}},
+		{"peephole", lstm.NewURNNCode, true, celltest.GraphCost{Forward: 23, Training: 95}, [2]int{10209, 83841}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mismatched := []celltest.BadConfig{{Name: "other N", Cell: tc.new(3, 5, 2), Want: "/V has shape"}}
+			if !tc.peephole {
+				mismatched = append(mismatched, celltest.BadConfig{Name: "peephole", Cell: lstm.NewURNNCode(3, 4, 2), Want: "/P does not exist"})
+			}
+			celltest.Test(t, celltest.Config{
+				New: func() rnn.Cell {
+					c := tc.new(3, 4, 2)
+					c.Type = dtypes.Float64
+					return c
+				},
+				Sizes: rnn.Sizes{In: 3, State: 8, Out: 2},
+				ParamCounts: []celltest.ParamCount{
+					{Name: "copy, 40 units", Cell: tc.new(10, 40, 9), Want: tc.counts[0]},
+					{Name: "adding, 128 units", Cell: tc.new(2, 128, 1), Want: tc.counts[1]},
+				},
+				Budget: tc.budget,
+				BadConfigs: []celltest.BadConfig{
+					{Name: "zero In", Cell: lstm.New(0, 4, 2), Want: "lstm.Cell: In = 0"},
+					{Name: "negative N", Cell: lstm.New(3, -1, 2), Want: "lstm.Cell: N = -1"},
+					{Name: "zero Out", Cell: lstm.New(3, 4, 0), Want: "lstm.Cell: Out = 0"},
+					{Name: "NaN ForgetBias", Cell: &lstm.Cell{In: 3, N: 4, Out: 2, ForgetBias: math.NaN()}, Want: "ForgetBias = NaN"},
+					{Name: "Int32 Type", Cell: &lstm.Cell{In: 3, N: 4, Out: 2, Type: dtypes.Int32}, Want: "Type = Int32"},
+				},
+				Mismatched: mismatched,
+				Initial:    func(_ rnn.Cell, p map[string][]float64) []float64 { return append(slices.Clone(p["h0"]), p["c0"]...) },
+				Step:       step,
+			})
+		})
 	}
-	return store, rnn.RandomizeVariables(scope, rng, -1, 1)
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// byHand runs the LSTM equations of the package doc in plain Go for one example x ([T][In])
-// with the variables p (flat, row-major, shapes as documented) and returns y_t ([T][Out])
-// and the states [h_t | c_t] ([T][2N]).
-func byHand(c *lstm.Cell, p map[string][]float64, x [][]float64) (ys, states [][]float64) {
+// step is one step of the LSTM equations of the package doc in plain Go, for one example
+// with the variables p (flat, row-major, shapes as documented): the state is [h | c].
+func step(cell rnn.Cell, p map[string][]float64, state, x []float64) (next, y []float64) {
+	c := cell.(*lstm.Cell)
 	n, in, out := c.N, c.In, c.Out
-	h := slices.Clone(p["h0"])
-	cell := slices.Clone(p["c0"])
-	for _, xt := range x {
-		pre := func(k, j int) float64 { // gate k, unit j: V_k x + W_k h + b_k
-			z := p["b"][k*n+j]
-			for i := range in {
-				z += xt[i] * p["V"][k*in*n+i*n+j]
-			}
+	h, mem := state[:n], state[n:]
+	pre := func(k, j int) float64 { // gate k, unit j: V_k x + W_k h + b_k
+		z := p["b"][k*n+j]
+		for i := range in {
+			z += x[i] * p["V"][k*in*n+i*n+j]
+		}
+		for m := range n {
+			z += h[m] * p["W"][k*n*n+m*n+j]
+		}
+		return z
+	}
+	newC := make([]float64, n)
+	for j := range n {
+		i, f, g := sigmoid(pre(lstm.GateI, j)), sigmoid(pre(lstm.GateF, j)), math.Tanh(pre(lstm.GateG, j))
+		newC[j] = f*mem[j] + i*g
+	}
+	newH := make([]float64, n)
+	for j := range n {
+		zo := pre(lstm.GateO, j)
+		if c.Peephole {
 			for m := range n {
-				z += h[m] * p["W"][k*n*n+m*n+j]
+				zo += newC[m] * p["P"][m*n+j]
 			}
-			return z
 		}
-		newC := make([]float64, n)
+		newH[j] = sigmoid(zo) * math.Tanh(newC[j])
+	}
+	y = slices.Clone(p["bo"])
+	for q := range out {
 		for j := range n {
-			i, f, g := sigmoid(pre(lstm.GateI, j)), sigmoid(pre(lstm.GateF, j)), math.Tanh(pre(lstm.GateG, j))
-			newC[j] = f*cell[j] + i*g
+			y[q] += newH[j] * p["U"][j*out+q]
 		}
-		newH := make([]float64, n)
-		for j := range n {
-			zo := pre(lstm.GateO, j)
-			if c.Peephole {
-				for m := range n {
-					zo += newC[m] * p["P"][m*n+j]
-				}
-			}
-			newH[j] = sigmoid(zo) * math.Tanh(newC[j])
-		}
-		h, cell = newH, newC
-		y := slices.Clone(p["bo"])
-		for q := range out {
-			for j := range n {
-				y[q] += h[j] * p["U"][j*out+q]
-			}
-		}
-		ys = append(ys, y)
-		states = append(states, append(slices.Clone(h), cell...))
 	}
-	return ys, states
-}
-
-// TestStepByHand compares two steps of the graph, for a batch of two, with byHand, for
-// the cell with and without the peephole.
-func TestStepByHand(t *testing.T) {
-	const batch, T = 2, 2
-	for _, tc := range []struct {
-		name string
-		cell *lstm.Cell
-	}{
-		{"zaremba", lstm.New(3, 4, 2)},
-		{"peephole", &lstm.Cell{In: 3, N: 4, Out: 2, Peephole: true}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := tc.cell
-			c.Type = dtypes.Float64
-			store, p := initRandom(t, c, 11)
-			x := rnn.Uniform(rand.New(rand.NewPCG(5, 5)), batch*T*c.In, -1, 1)
-			res := model.MustExecOnceN(backend.MustNew(), store, func(scope *model.Scope, g *Graph) []*Node {
-				out, states := rnn.Sequence(c, scope, Reshape(Const(g, x), batch, T, c.In))
-				return []*Node{out, states}
-			})
-			gotY := tensors.MustCopyFlatData[float64](res[0])
-			gotS := tensors.MustCopyFlatData[float64](res[1])
-			for b := range batch {
-				xb := make([][]float64, T)
-				for s := range T {
-					xb[s] = x[(b*T+s)*c.In : (b*T+s+1)*c.In]
-				}
-				ys, states := byHand(c, p, xb)
-				for s := range T {
-					for q, want := range ys[s] {
-						if got := gotY[(b*T+s)*c.Out+q]; math.Abs(got-want) > 1e-12 {
-							t.Errorf("y[%d, %d, %d] = %.15g, want %.15g", b, s, q, got, want)
-						}
-					}
-					for k, want := range states[s] {
-						if got := gotS[(b*T+s)*2*c.N+k]; math.Abs(got-want) > 1e-12 {
-							t.Errorf("state[%d, %d, %d] = %.15g, want %.15g ([h | c], N = %d)", b, s, k, got, want, c.N)
-						}
-					}
-				}
-			}
-		})
-	}
-}
-
-// TestGradients checks the autodiff gradient of every element of every variable against
-// central differences in float64, with and without the peephole.
-func TestGradients(t *testing.T) {
-	const batch, T = 2, 4
-	for _, tc := range []struct {
-		name string
-		cell *lstm.Cell
-	}{
-		{"zaremba", lstm.New(3, 4, 2)},
-		{"peephole", lstm.NewURNNCode(3, 4, 2)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := tc.cell
-			c.Type = dtypes.Float64
-			store, p := initRandom(t, c, 3)
-			x := rnn.Uniform(rand.New(rand.NewPCG(4, 4)), batch*T*c.In, -1, 1)
-			loss := func(scope *model.Scope, g *Graph) *Node {
-				out, _ := rnn.Sequence(c, scope, Reshape(Const(g, x), batch, T, c.In))
-				return ReduceAllSum(Mul(out, out))
-			}
-			if err := analysis.CheckGradient(backend.MustNew(), store, loss, analysis.FD{}); err != nil {
-				t.Error(err)
-			}
-			// CheckGradient skips variables the loss does not use: make sure none is left out.
-			n := 0
-			for range store.RootScope().IterVariables() {
-				n++
-			}
-			if n != len(p) || (c.Peephole && p["P"] == nil) {
-				t.Errorf("%d variables, want %d", n, len(p))
-			}
-		})
-	}
+	return append(newH, newC...), y
 }
 
 // TestForgetBias checks that Init puts ForgetBias in b_f only, and that the graph uses it
@@ -218,43 +160,6 @@ func TestForgetBias(t *testing.T) {
 	}
 }
 
-// TestParamCount counts the variables Init creates for the paper's configurations
-// (uRNN paper §4: LSTM 40 on copy, 128 on adding) and compares them with the formula of
-// the package doc, 4N(In + N + 1) + N·Out + Out + 2N (+ N² with the peephole).
-func TestParamCount(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		in, n, out int
-		peephole   bool
-		want       int
-	}{
-		{"copy", 10, 40, 9, false, 8609},
-		{"copy+peephole", 10, 40, 9, true, 10209},
-		{"adding", 2, 128, 1, false, 67457},
-		{"adding+peephole", 2, 128, 1, true, 83841},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := &lstm.Cell{In: tc.in, N: tc.n, Out: tc.out, Peephole: tc.peephole}
-			store := model.NewStore()
-			if err := c.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-				t.Fatal(err)
-			}
-			got := 0
-			for v := range store.RootScope().IterVariables() {
-				got += v.Shape().Size()
-			}
-			formula := 4*tc.n*(tc.in+tc.n+1) + tc.n*tc.out + tc.out + 2*tc.n
-			if tc.peephole {
-				formula += tc.n * tc.n
-			}
-			t.Logf("LSTM In=%d N=%d Out=%d Peephole=%v: %d parameters", tc.in, tc.n, tc.out, tc.peephole, got)
-			if got != tc.want || formula != tc.want || c.NumParams() != tc.want {
-				t.Errorf("parameters: Init created %d, formula gives %d, NumParams %d; want %d", got, formula, c.NumParams(), tc.want)
-			}
-		})
-	}
-}
-
 // TestInit checks the initialisation against [4]'s code: each gate's matrix is Glorot-
 // uniform with its own fan-in + fan-out (In + N for V, 2N for W, not In + 4N), h0 = c0 = 0.
 func TestInit(t *testing.T) {
@@ -290,80 +195,5 @@ func TestInit(t *testing.T) {
 				t.Errorf("%s[%d] = %g, want 0", name, i, x)
 			}
 		}
-	}
-	if s := c.Sizes(); s != (rnn.Sizes{In: 10, State: 80, Out: 9}) {
-		t.Errorf("Sizes() = %+v, want {In:10 State:80 Out:9}", s)
-	}
-}
-
-func TestBadConfig(t *testing.T) {
-	for _, tc := range []struct {
-		cell *lstm.Cell
-		want string // in the error
-	}{
-		{lstm.New(0, 4, 2), "lstm.Cell: In = 0"},
-		{lstm.New(3, -1, 2), "lstm.Cell: N = -1"},
-		{lstm.New(3, 4, 0), "lstm.Cell: Out = 0"},
-		{&lstm.Cell{In: 3, N: 4, Out: 2, ForgetBias: math.NaN()}, "ForgetBias = NaN"},
-		{&lstm.Cell{In: 3, N: 4, Out: 2, Type: dtypes.Int32}, "Type = Int32"},
-	} {
-		err := tc.cell.Init(model.NewStore().RootScope(), rand.New(rand.NewPCG(1, 1)))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Init(%+v) = %v, want an error containing %q", *tc.cell, err, tc.want)
-		}
-	}
-	// Build with a configuration other than the one Init used panics naming the variable.
-	store := model.NewStore()
-	if err := lstm.New(3, 4, 2).Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-		t.Fatal(err)
-	}
-	var msg string
-	func() {
-		defer func() { msg = fmt.Sprint(recover()) }()
-		model.MustExecOnce(backend.MustNew(), store, func(scope *model.Scope, g *Graph) *Node {
-			out, _ := rnn.Sequence(lstm.New(3, 5, 2), scope, Zeros(g, shapes.Make(dtypes.Float32, 1, 1, 3)))
-			return out
-		})
-	}()
-	if !strings.Contains(msg, "/V has shape") {
-		t.Errorf("Build with N = 5 after Init with N = 4: panic %q, want one naming variable V", msg)
-	}
-}
-
-// TestNodesPerStep measures how many graph nodes one time step adds to rnn.Sequence (built
-// for T = 2, 3, 4; from T = 1 to 2 the count is one higher, as Stack of one state is a
-// single reshape) and checks it is the same at every T: all per-parameter work is outside
-// the time loop. The count includes rnn.Unroll's slice of px and Stack's reshape.
-func TestNodesPerStep(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cell *lstm.Cell
-		max  int
-	}{
-		{"zaremba", lstm.New(3, 4, 2), 20},
-		{"peephole", lstm.NewURNNCode(3, 4, 2), 23},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			store := model.NewStore()
-			if err := tc.cell.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-				t.Fatal(err)
-			}
-			nodes := make([]int, 5)
-			for T := 2; T < len(nodes); T++ {
-				model.MustExecOnce(backend.MustNew(), store, func(scope *model.Scope, g *Graph) *Node {
-					out, _ := rnn.Sequence(tc.cell, scope, Zeros(g, shapes.Make(dtypes.Float32, 2, T, 3)))
-					nodes[T] = len(g.Nodes())
-					return out
-				})
-			}
-			perStep := nodes[3] - nodes[2]
-			t.Logf("%s: %d nodes per time step (graph: %d nodes at T=2)", tc.name, perStep, nodes[2])
-			if d := nodes[4] - nodes[3]; d != perStep {
-				t.Errorf("nodes added by step 4: %d, by step 3: %d; want equal", d, perStep)
-			}
-			if perStep > tc.max {
-				t.Errorf("%d nodes per step, want <= %d", perStep, tc.max)
-			}
-		})
 	}
 }

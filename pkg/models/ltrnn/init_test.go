@@ -1,7 +1,6 @@
 package ltrnn_test
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -12,10 +11,10 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/urnn-notebooks/longmemory/pkg/analysis"
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 )
 
 // maxAbsGramMinusI returns max |(QᵀQ − I)_ij| for the n×n row-major q.
@@ -148,101 +147,10 @@ func TestInit(t *testing.T) {
 	}
 }
 
-// TestNumParams checks the parameter formula of the package doc against the variables
-// Init creates, at the paper's sizes ([1] §4.1: 80 units on copy, 128 on adding).
-func TestNumParams(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cell *ltrnn.Cell
-		want int // N·In + N + N² + Out·N [+ Out·N/2] [+ Out]
-	}{
-		{"copy", ltrnn.NewORNN(10, 80, 9), 80*10 + 80 + 80*80 + 9*80},
-		{"adding", ltrnn.NewIRNN(2, 128, 1), 128*2 + 128 + 128*128 + 1*128},
-		{"copy pooled", &ltrnn.Cell{In: 10, N: 80, Out: 9, Pooling: true}, 8000 + 9*40},
-		{"adding pooled", &ltrnn.Cell{In: 2, N: 128, Out: 1, Pooling: true}, 16896 + 64},
-		{"copy output bias", &ltrnn.Cell{In: 10, N: 80, Out: 9, OutputBias: true}, 8000 + 9},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			store := model.NewStore()
-			if err := tc.cell.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-				t.Fatal(err)
-			}
-			counted := 0
-			for v := range store.RootScope().IterVariables() {
-				if v.Trainable {
-					counted += v.Shape().Size()
-				}
-			}
-			t.Logf("LT-RNN %s (In %d, N %d, Out %d): %d parameters", tc.name, tc.cell.In, tc.cell.N, tc.cell.Out, counted)
-			if got := tc.cell.NumParams(); got != tc.want || counted != tc.want {
-				t.Errorf("NumParams() = %d, variables hold %d, want %d", got, counted, tc.want)
-			}
-		})
-	}
-	if got := ltrnn.NewORNN(10, 80, 9).NumParams(); got != 8000 {
-		t.Errorf("copy LT-RNN: %d parameters, want 8000 (package doc)", got)
-	}
-	if got := ltrnn.NewIRNN(2, 128, 1).NumParams(); got != 16896 {
-		t.Errorf("adding LT-RNN: %d parameters, want 16896 (package doc)", got)
-	}
-}
-
-// TestBadConfig checks that invalid configurations return errors naming the field.
-func TestBadConfig(t *testing.T) {
+// TestFromWeightsErrors checks that FromWeights rejects weights whose lengths fit no
+// sizes, naming the field (Init's errors are in TestCell).
+func TestFromWeightsErrors(t *testing.T) {
 	w := func(n int) []float64 { return make([]float64, n) }
-	for _, tc := range []struct {
-		name string
-		cell ltrnn.Cell
-		want string
-	}{
-		{"odd N with pooling", ltrnn.Cell{In: 2, N: 5, Out: 1, Pooling: true}, "N = 5"},
-		{"zero In", ltrnn.Cell{In: 0, N: 4, Out: 1}, "In = 0"},
-		{"negative Out", ltrnn.Cell{In: 1, N: 4, Out: -2}, "Out = -2"},
-		{"bad Sigma", ltrnn.Cell{In: 1, N: 4, Out: 1, Sigma: 7}, "Sigma = 7"},
-		{"bad VInit", ltrnn.Cell{In: 1, N: 4, Out: 1, VInit: 3}, "VInit = 3"},
-		{"NaN ClipNorm", ltrnn.Cell{In: 1, N: 4, Out: 1, ClipNorm: math.NaN()}, "ClipNorm = NaN"},
-		{"Int32 Type", ltrnn.Cell{In: 1, N: 4, Out: 1, Type: dtypes.Int32}, "Type = "},
-		{"short Preset.U", ltrnn.Cell{In: 2, N: 2, Out: 1, Preset: &ltrnn.Weights{U: w(3), V: w(4), W: w(2)}}, "Preset.U has 3 values, want 4"},
-		{"Preset.WP without pooling", ltrnn.Cell{In: 2, N: 2, Out: 1, Preset: &ltrnn.Weights{U: w(4), V: w(4), W: w(2), WP: w(1)}}, "Preset.WP"},
-		{"short Preset.B", ltrnn.Cell{In: 2, N: 2, Out: 1, Preset: &ltrnn.Weights{U: w(4), V: w(4), W: w(2), B: w(1)}}, "Preset.B has 1 values, want 2"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cell.Init(model.NewStore().RootScope(), rand.New(rand.NewPCG(1, 1)))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Init error = %v, want one containing %q", err, tc.want)
-			}
-		})
-	}
-	// Build with another configuration than Init panics, naming the variable.
-	for _, tc := range []struct {
-		name string
-		cell *ltrnn.Cell
-		want string
-	}{
-		{"other N", ltrnn.NewORNN(2, 6, 1), "/U has shape (Float32)[4, 2], want dimensions [6 2]"},
-		{"pooling not initialised", &ltrnn.Cell{In: 2, N: 4, Out: 1, Pooling: true}, "WP does not exist"},
-	} {
-		t.Run("Build "+tc.name, func(t *testing.T) {
-			store := model.NewStore()
-			if err := ltrnn.NewORNN(2, 4, 1).Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-				t.Fatal(err)
-			}
-			// Build directly in a graph, outside any Exec: rnn.Variable panics with a string,
-			// which GoMLX v0.28.2's Exec re-panics without releasing a pending compilation.
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("%v", r)
-					}
-				}()
-				tc.cell.Build(store.RootScope(), NewGraph(backend.MustNew(), "build"))
-			}()
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Build panic = %v, want one containing %q", err, tc.want)
-			}
-		})
-	}
 	for _, tc := range []struct {
 		name string
 		w    ltrnn.Weights
@@ -254,7 +162,7 @@ func TestBadConfig(t *testing.T) {
 		{"odd N with WP", ltrnn.Weights{U: w(3), V: w(9), W: w(3), WP: w(1)}, "N = 3"},
 		{"short WP", ltrnn.Weights{U: w(4), V: w(4), W: w(2), WP: w(2)}, "Preset.WP has 2 values, want 1"},
 	} {
-		t.Run("FromWeights "+tc.name, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			if _, err := ltrnn.FromWeights(ltrnn.Linear, tc.w); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("FromWeights error = %v, want one containing %q", err, tc.want)
 			}
@@ -344,7 +252,7 @@ func TestOrthogonalityPenalty(t *testing.T) {
 	loss := func(scope *model.Scope, g *Graph) *Node {
 		return ltrnn.OrthogonalityPenalty(rnn.Variable(scope, g, "V"), Const(g, points))
 	}
-	if err := analysis.CheckGradient(backend.MustNew(), store, loss, analysis.FD{}); err != nil {
+	if err := celltest.CheckGradient(backend.MustNew(), store, loss, celltest.FD{}); err != nil {
 		t.Error(err)
 	}
 }

@@ -200,8 +200,8 @@ func (c *Cell) check() error {
 	if math.IsNaN(c.ClipNorm) {
 		return fmt.Errorf("ltrnn: ClipNorm = NaN, want > 0, 0 (default %g) or NoClip", DefaultClipNorm)
 	}
-	if dt := c.DType(); dt != dtypes.Float32 && dt != dtypes.Float64 {
-		return fmt.Errorf("ltrnn: Type = %s, want Float32 or Float64", dt)
+	if err := rnn.CheckDType("ltrnn", c.DType()); err != nil {
+		return err
 	}
 	if c.Preset == nil {
 		return nil
@@ -258,37 +258,25 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	if c.OutputBias && w.BY == nil {
 		w.BY = make([]float64, c.Out)
 	}
-	for _, v := range c.variables(w) {
-		if err := rnn.NewVariable(scope, v.name, c.DType(), v.values, v.dims...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return rnn.CreateVariables(scope, c.DType(), c.variables(w))
 }
 
-// variables lists the cell's variables with their values taken from w (nil values when
-// only the shapes are needed, as in Build).
-func (c *Cell) variables(w Weights) []variable {
-	vars := []variable{
-		{"U", w.U, []int{c.N, c.In}},
-		{"b", w.B, []int{c.N}},
-		{"V", w.V, []int{c.N, c.N}},
-		{"W", w.W, []int{c.Out, c.N}},
+// variables lists the cell's variables (see rnn.Var) with their values taken from w (nil
+// values when only the shapes are needed, as in Build).
+func (c *Cell) variables(w Weights) []rnn.Var {
+	vars := []rnn.Var{
+		{Name: "U", Dims: []int{c.N, c.In}, Values: w.U},
+		{Name: "b", Dims: []int{c.N}, Values: w.B},
+		{Name: "V", Dims: []int{c.N, c.N}, Values: w.V},
+		{Name: "W", Dims: []int{c.Out, c.N}, Values: w.W},
 	}
 	if c.Pooling {
-		vars = append(vars, variable{"WP", w.WP, []int{c.Out, c.N / 2}})
+		vars = append(vars, rnn.Var{Name: "WP", Dims: []int{c.Out, c.N / 2}, Values: w.WP})
 	}
 	if c.OutputBias {
-		vars = append(vars, variable{"by", w.BY, []int{c.Out}})
+		vars = append(vars, rnn.Var{Name: "by", Dims: []int{c.Out}, Values: w.BY})
 	}
 	return vars
-}
-
-// variable is one variable Init creates: name, row-major values and shape.
-type variable struct {
-	name   string
-	values []float64
-	dims   []int
 }
 
 // draw returns the random initial weights of the type doc; b, WP of a non-pooling cell

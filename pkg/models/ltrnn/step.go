@@ -1,8 +1,6 @@
 package ltrnn
 
 import (
-	"slices"
-
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/layers/activation"
@@ -59,15 +57,7 @@ func clipState(h, l, l2 *graph.Node) *graph.Node {
 // with clipping on, the rescaling (l and l² are hoisted out of the time loop). It panics
 // if Init was not called or created variables of other shapes (another configuration).
 func (c *Cell) Build(scope *model.Scope, g *graph.Graph) rnn.Step {
-	nodes := map[string]*graph.Node{}
-	for _, v := range c.variables(Weights{}) {
-		x := rnn.Variable(scope, g, v.name)
-		if !slices.Equal(x.Shape().Dimensions, v.dims) {
-			exceptions.Panicf("ltrnn: variable %s/%s has shape %s, want dimensions %v for %+v: Init with this configuration",
-				scope.Scope(), v.name, x.Shape(), v.dims, *c)
-		}
-		nodes[v.name] = x
-	}
+	nodes := rnn.ReadVariables(scope, g, c.variables(Weights{}), c)
 	s := &step{
 		cell: c, u: nodes["U"], b: nodes["b"], v: nodes["V"], w: nodes["W"],
 		wp: nodes["WP"], by: nodes["by"], // nil without Pooling or OutputBias

@@ -28,7 +28,6 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/support/exceptions"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
@@ -58,33 +57,35 @@ func (c *Cell) DType() dtypes.DType {
 // NumParams returns the number of trainable parameters, In + 1 (W_in and B_in).
 func (c *Cell) NumParams() int { return c.In + 1 }
 
+// variables lists the cell's variables (see rnn.Var); with rng nil the values are left
+// out (used by Build to check shapes).
+func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
+	return []rnn.Var{
+		{Name: "Win", Dims: []int{c.In}, Values: rnn.GlorotUniform(rng, c.In, 1)},
+		{Name: "Bin", Values: []float64{0}}, // a scalar
+	}
+}
+
 // Init implements rnn.Cell; it returns an error naming In when In < 1 and Type when it is
 // not Float32 or Float64.
 func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	if err := rnn.CheckSizes("memory", "In", c.In); err != nil {
 		return err
 	}
-	if dt := c.DType(); dt != dtypes.Float32 && dt != dtypes.Float64 {
-		return fmt.Errorf("memory: Type = %s, want Float32 or Float64", dt)
+	if err := rnn.CheckDType("memory", c.DType()); err != nil {
+		return err
 	}
 	if rng == nil {
 		return fmt.Errorf("memory: Init: rng is nil, want a seeded *rand.Rand")
 	}
-	if err := rnn.NewVariable(scope, "Win", c.DType(), rnn.GlorotUniform(rng, c.In, 1), c.In); err != nil {
-		return err
-	}
-	return rnn.NewVariable(scope, "Bin", c.DType(), []float64{0})
+	return rnn.CreateVariables(scope, c.DType(), c.variables(rng))
 }
 
 // Build implements rnn.Cell. It panics if Init was not called or created W_in of another
 // width.
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
-	win := rnn.Variable(scope, g, "Win")
-	if dims := win.Shape().Dimensions; len(dims) != 1 || dims[0] != c.In {
-		exceptions.Panicf("memory: variable %s/Win has shape %s, want [%d] for In = %d: Init with this configuration",
-			scope.Scope(), win.Shape(), c.In, c.In)
-	}
-	return &step{in: c.In, win: win, bin: rnn.Variable(scope, g, "Bin")}
+	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
+	return &step{in: c.In, win: v["Win"], bin: v["Bin"]}
 }
 
 type step struct {

@@ -3,19 +3,17 @@ package memory_test
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/urnn-notebooks/longmemory/pkg/analysis"
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/memory"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 )
 
 // newMemory returns a Float64 memory of width in with W_in and B_in set.
@@ -41,42 +39,42 @@ func sequence(store *model.Store, cell *memory.Cell, x [][][]float64) (out, stat
 	return tensors.MustCopyFlatData[float64](res[0]), tensors.MustCopyFlatData[float64](res[1])
 }
 
-// TestStepByHand compares the graph with the equations of [1] in plain Go:
-// α = σ(W_in·x + B_in), m_t = α x + (1 − α) m_{t−1}, y_t = α m_{t−1}, state [m_t | m_{t−1} | α].
-func TestStepByHand(t *testing.T) {
-	win, bin := []float64{0.8, -1.5, 0.3}, 0.2
-	cell, store := newMemory(t, win, bin)
-	x := [][][]float64{
-		{{1, 0.5, -1}, {-0.3, 0.2, 0.9}, {0.7, -0.8, 0.1}},
-		{{0.1, 0.1, 0.1}, {2, -1, 0}, {-0.5, 0.4, 1.5}},
+// TestCell runs the shared cell suite on a memory of width 3.
+func TestCell(t *testing.T) {
+	celltest.Test(t, celltest.Config{
+		New:         func() rnn.Cell { return &memory.Cell{In: 3, Type: dtypes.Float64} },
+		Sizes:       rnn.Sizes{In: 3, State: 7, Out: 3},
+		ParamCounts: []celltest.ParamCount{{Name: "In 10", Cell: memory.New(10), Want: 11}}, // In + 1
+		Budget:      celltest.GraphCost{Forward: 14, Training: 50},
+		BadConfigs: []celltest.BadConfig{
+			{Name: "zero In", Cell: &memory.Cell{In: 0}, Want: "In = 0"},
+			{Name: "negative In", Cell: &memory.Cell{In: -3}, Want: "In = -3"},
+			{Name: "Int64 Type", Cell: &memory.Cell{In: 2, Type: dtypes.Int64}, Want: "Type = Int64"},
+		},
+		Mismatched: []celltest.BadConfig{{Name: "other In", Cell: memory.New(4), Want: "/Win has shape"}},
+		Step:       step,
+	})
+}
+
+// step is one step of the equations of [1] in plain Go: α = σ(W_in·x + B_in),
+// m_t = α x + (1 − α) m_{t−1}, y_t = α m_{t−1}, on the state [m_t | m_{t−1} | α_t].
+func step(cell rnn.Cell, p map[string][]float64, state, x []float64) (next, y []float64) {
+	n := cell.(*memory.Cell).In
+	z := p["Bin"][0]
+	for k := range n {
+		z += p["Win"][k] * x[k]
 	}
-	out, states := sequence(store, cell, x)
-	const n, T, S = 3, 3, 7
-	for b := range x {
-		m := make([]float64, n)
-		for s, xt := range x[b] {
-			z := bin
-			for k := range n {
-				z += win[k] * xt[k]
-			}
-			alpha := 1 / (1 + math.Exp(-z))
-			want := make([]float64, S)
-			for k := range n {
-				want[n+k] = m[k]
-				want[2*n] = alpha
-				if got, y := out[(b*T+s)*n+k], alpha*m[k]; math.Abs(got-y) > 1e-14 {
-					t.Errorf("y[b=%d, t=%d, %d] = %.16g, want %.16g", b, s+1, k, got, y)
-				}
-				m[k] = alpha*xt[k] + (1-alpha)*m[k]
-				want[k] = m[k]
-			}
-			for j := range S {
-				if got := states[(b*T+s)*S+j]; math.Abs(got-want[j]) > 1e-14 {
-					t.Errorf("state[b=%d, t=%d, %d] = %.16g, want %.16g", b, s+1, j, got, want[j])
-				}
-			}
-		}
+	alpha := 1 / (1 + math.Exp(-z))
+	m := state[:n]
+	next = make([]float64, 2*n+1)
+	y = make([]float64, n)
+	for k := range n {
+		next[k] = alpha*x[k] + (1-alpha)*m[k]
+		next[n+k] = m[k]
+		y[k] = alpha * m[k]
 	}
+	next[2*n] = alpha
+	return next, y
 }
 
 // TestSaturatedGate checks the two limits of [1]: α = 1 replaces the memory with x_t
@@ -142,48 +140,12 @@ func TestSaturatedGate(t *testing.T) {
 	})
 }
 
-// TestGradients checks ∂L/∂W_in and ∂L/∂B_in against central differences.
-func TestGradients(t *testing.T) {
-	const in, batch, T = 3, 2, 6
-	cell := &memory.Cell{In: in, Type: dtypes.Float64}
+// TestInit checks the Glorot bound of W_in, √(6/(In + 1)), and the Float32 default.
+func TestInit(t *testing.T) {
 	store := model.NewStore()
 	scope := store.RootScope()
-	if err := cell.Init(scope, rand.New(rand.NewPCG(1, 2))); err != nil {
+	if err := memory.New(10).Init(scope, rand.New(rand.NewPCG(1, 1))); err != nil {
 		t.Fatal(err)
-	}
-	scope.GetVariable("Bin").MustSetValue(tensors.FromScalar(0.3))
-	rng := rand.New(rand.NewPCG(3, 3))
-	x, wy := rnn.Uniform(rng, batch*T*in, -1, 1), rnn.Uniform(rng, batch*T*in, -1, 1)
-	loss := func(scope *model.Scope, g *Graph) *Node {
-		o, _ := rnn.Sequence(cell, scope, Reshape(Const(g, x), batch, T, in))
-		return ReduceAllSum(Mul(o, Reshape(Const(g, wy), batch, T, in)))
-	}
-	if err := analysis.CheckGradient(backend.MustNew(), store, loss, analysis.FD{}); err != nil {
-		t.Error(err)
-	}
-}
-
-// TestInitAndSizes checks the shapes, the parameter count In + 1, the Glorot bound of
-// W_in, the Float32 default, and the errors for bad configurations.
-func TestInitAndSizes(t *testing.T) {
-	cell := memory.New(10)
-	if got, want := cell.Sizes(), (rnn.Sizes{In: 10, State: 21, Out: 10}); got != want {
-		t.Errorf("Sizes() = %+v, want %+v", got, want)
-	}
-	store := model.NewStore()
-	scope := store.RootScope()
-	if err := cell.Init(scope, rand.New(rand.NewPCG(1, 1))); err != nil {
-		t.Fatal(err)
-	}
-	counted := 0
-	for v := range scope.IterVariables() {
-		if v.Trainable {
-			counted += v.Shape().Size()
-		}
-	}
-	t.Logf("memory (In 10): %d parameters", counted)
-	if counted != 11 || cell.NumParams() != 11 {
-		t.Errorf("variables hold %d parameters, NumParams() = %d, want In + 1 = 11", counted, cell.NumParams())
 	}
 	win := scope.GetVariable("Win").MustValue()
 	if win.DType() != dtypes.Float32 {
@@ -194,40 +156,5 @@ func TestInitAndSizes(t *testing.T) {
 		if math.Abs(float64(v)) > bound {
 			t.Errorf("Win[%d] = %g, want |W_in| <= √(6/11) = %g", i, v, bound)
 		}
-	}
-	for _, tc := range []struct {
-		name string
-		cell memory.Cell
-		want string
-	}{
-		{"zero In", memory.Cell{In: 0}, "In = 0"},
-		{"negative In", memory.Cell{In: -3}, "In = -3"},
-		{"Int64 Type", memory.Cell{In: 2, Type: dtypes.Int64}, "Type = "},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cell.Init(model.NewStore().RootScope(), rand.New(rand.NewPCG(1, 1)))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Init error = %v, want one containing %q", err, tc.want)
-			}
-		})
-	}
-}
-
-// TestNodesPerStep measures the graph nodes one time step adds (T = 2 minus T = 1).
-func TestNodesPerStep(t *testing.T) {
-	count := func(T int) int {
-		cell := memory.New(3)
-		store := model.NewStore()
-		if err := cell.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-			t.Fatal(err)
-		}
-		g := NewGraph(backend.MustNew(), "count")
-		rnn.Sequence(cell, store.RootScope(), Zeros(g, shapes.Make(dtypes.Float32, 2, T, 3)))
-		return len(g.Nodes())
-	}
-	perStep := count(2) - count(1)
-	t.Logf("memory: %d graph nodes per time step", perStep)
-	if perStep < 5 || perStep > 14 {
-		t.Errorf("%d nodes per time step, want between 5 and 14", perStep)
 	}
 }

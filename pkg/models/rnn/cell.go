@@ -9,11 +9,15 @@
 // A cell is used in three phases:
 //
 //  1. Init creates its variables with the paper's initialisation, drawn from a seeded
-//     *rand.Rand (same seed, same weights), outside any graph;
-//  2. Build reads the variables into a graph and hoists all per-parameter work
-//     (cos/sin of angles, normalised reflections, broadcasts) out of the time loop;
+//     *rand.Rand (same seed, same weights), outside any graph; every cell declares them
+//     as a []Var, stored by CreateVariables;
+//  2. Build reads the variables into a graph (ReadVariables, which checks their shapes)
+//     and hoists all per-parameter work (cos/sin of angles, normalised reflections,
+//     broadcasts) out of the time loop;
 //  3. the returned Step projects the inputs of all time steps with one matmul,
 //     advances the state one step at a time, and reads out all steps with one matmul.
+//
+// Every cell passes the shared test suite of package celltest.
 //
 // References:
 //

@@ -15,14 +15,20 @@ import (
 )
 
 // NewVariable creates the variable name under scope holding values (row-major, shaped dims)
-// converted to dtype (Float32 or Float64). It is how every cell's Init stores its weights.
+// converted to dtype (Float32, Float64 or Int32). Cells do not call it directly: they
+// declare their variables as a []Var, which CreateVariables stores.
 func NewVariable(scope *model.Scope, name string, dtype dtypes.DType, values []float64, dims ...int) error {
+	_, err := newVariable(scope, name, dtype, values, dims)
+	return err
+}
+
+func newVariable(scope *model.Scope, name string, dtype dtypes.DType, values []float64, dims []int) (*model.Variable, error) {
 	size := 1
 	for _, d := range dims {
 		size *= d
 	}
 	if size != len(values) {
-		return fmt.Errorf("rnn: variable %q: %d values for shape %v (%d elements)", name, len(values), dims, size)
+		return nil, fmt.Errorf("rnn: variable %q: %d values for shape %v (%d elements)", name, len(values), dims, size)
 	}
 	var t *tensors.Tensor
 	switch dtype {
@@ -34,15 +40,27 @@ func NewVariable(scope *model.Scope, name string, dtype dtypes.DType, values []f
 			f[i] = float32(v)
 		}
 		t = tensors.FromFlatDataAndDimensions(f, dims...)
+	case dtypes.Int32:
+		n := make([]int32, len(values))
+		for i, v := range values {
+			n[i] = int32(v)
+			if float64(n[i]) != v {
+				return nil, fmt.Errorf("rnn: variable %q: value %g at %d is not an int32", name, v, i)
+			}
+		}
+		t = tensors.FromFlatDataAndDimensions(n, dims...)
 	default:
-		return fmt.Errorf("rnn: variable %q: dtype %s, want Float32 or Float64", name, dtype)
+		return nil, fmt.Errorf("rnn: variable %q: dtype %s, want Float32, Float64 or Int32", name, dtype)
 	}
-	_, err := scope.CreateVariable(name, t)
-	return err
+	return scope.CreateVariable(name, t)
 }
 
-// Uniform returns n values drawn from U[lo, hi].
+// Uniform returns n values drawn from U[lo, hi]. A nil rng returns nil, for variable
+// lists that only need shapes (see Var).
 func Uniform(rng *rand.Rand, n int, lo, hi float64) []float64 {
+	if rng == nil {
+		return nil
+	}
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = lo + (hi-lo)*rng.Float64()
@@ -52,7 +70,8 @@ func Uniform(rng *rand.Rand, n int, lo, hi float64) []float64 {
 
 // GlorotUniform returns a fanIn×fanOut matrix (row-major) drawn from
 // U[−√(6/(fanIn+fanOut)), +√(6/(fanIn+fanOut))] (Glorot & Bengio 2010), the
-// initialisation of the input and output matrices in the uRNN paper §4.
+// initialisation of the input and output matrices in the uRNN paper §4. A nil rng returns
+// nil, as Uniform.
 func GlorotUniform(rng *rand.Rand, fanIn, fanOut int) []float64 {
 	b := math.Sqrt(6 / float64(fanIn+fanOut))
 	return Uniform(rng, fanIn*fanOut, -b, b)
@@ -79,37 +98,75 @@ func CheckSizes(pkg string, named ...any) error {
 	return nil
 }
 
-// Var is one variable of a cell: its name, shape and initial values (nil when only the
-// shape matters, as when Build checks shapes).
+// CheckDType returns an error naming dtype when it is neither Float32 nor Float64, the
+// dtypes of every cell's variables and states.
+func CheckDType(pkg string, dtype dtypes.DType) error {
+	if dtype != dtypes.Float32 && dtype != dtypes.Float64 {
+		return fmt.Errorf("%s: Type = %s, want Float32 or Float64", pkg, dtype)
+	}
+	return nil
+}
+
+// Var is one variable of a cell. Every cell declares its variables one way: a method
+// listing them as []Var in creation order, with values drawn from an rng (nil values when
+// the rng is nil and only the names and shapes matter). Init stores the list with
+// CreateVariables; Build reads it back with ReadVariables, which checks the shapes.
 type Var struct {
 	Name   string
 	Dims   []int
-	Values []float64
+	Values []float64 // row-major; nil when only the shape matters
+	// DType, when set, is the variable's dtype instead of the cell's (the uRNN's
+	// permutation is Int32).
+	DType dtypes.DType
+	// Static marks a variable that is not trained and that Build reads as a Go value rather
+	// than as a graph node (the uRNN's permutation): CreateVariables makes it
+	// non-trainable, ReadVariables checks its shape but returns no node for it.
+	Static bool
 }
 
-// CreateVariables stores every variable of vars under scope in dtype (NewVariable).
+// CreateVariables stores every variable of vars under scope, in order, in dtype (or the
+// Var's own DType), Static ones as non-trainable.
 func CreateVariables(scope *model.Scope, dtype dtypes.DType, vars []Var) error {
 	for _, v := range vars {
-		if err := NewVariable(scope, v.Name, dtype, v.Values, v.Dims...); err != nil {
+		dt := dtype
+		if v.DType != dtypes.InvalidDType {
+			dt = v.DType
+		} else if err := CheckDType("rnn", dt); err != nil {
+			return fmt.Errorf("%w (variable %q)", err, v.Name)
+		}
+		if v.Values == nil {
+			return fmt.Errorf("rnn: variable %q has no values: Init needs a seeded *rand.Rand", v.Name)
+		}
+		x, err := newVariable(scope, v.Name, dt, v.Values, v.Dims)
+		if err != nil {
 			return err
+		}
+		if v.Static {
+			x.SetTrainable(false)
 		}
 	}
 	return nil
 }
 
-// ReadVariables returns the nodes of vars under scope in g, by name. It panics (through
-// exceptions.Panicf, so that GoMLX reports it) when a variable is missing or its shape is
-// not its Var's, naming the variable and the cell configuration cfg: Init ran with
-// another configuration.
+// ReadVariables returns the nodes of vars under scope in g, by name (none for Static vars).
+// It panics (through exceptions.Panicf, so that GoMLX reports it) when a variable is missing
+// or its shape is not its Var's, naming the variable and the cell configuration cfg: Init
+// ran with another configuration.
 func ReadVariables(scope *model.Scope, g *Graph, vars []Var, cfg any) map[string]*Node {
 	nodes := make(map[string]*Node, len(vars))
 	for _, v := range vars {
-		x := Variable(scope, g, v.Name)
+		x := scope.GetVariable(v.Name)
+		if x == nil {
+			// exceptions.Panicf, not panic: GoMLX turns it into an error of the Exec.
+			exceptions.Panicf("rnn: variable %s/%s does not exist: call the cell's Init before Build", scope.Scope(), v.Name)
+		}
 		if !slices.Equal(x.Shape().Dimensions, v.Dims) {
 			exceptions.Panicf("%T: variable %s/%s has shape %s, want dimensions %v for %+v: Init with this configuration",
 				cfg, scope.Scope(), v.Name, x.Shape(), v.Dims, cfg)
 		}
-		nodes[v.Name] = x
+		if !v.Static {
+			nodes[v.Name] = x.NodeValue(g)
+		}
 	}
 	return nodes
 }
@@ -129,13 +186,15 @@ func GlorotUniformStack(rng *rand.Rand, k, fanIn, fanOut int) []float64 {
 	return v
 }
 
-// RandomizeVariables overwrites every variable under scope (sorted by name) with values
-// drawn from U[lo, hi] and returns them by name: tests use it so that no term of a
-// hand-computed step (biases, h_0) is trivially zero.
+// RandomizeVariables overwrites every trainable variable under scope (sorted by name) with
+// Float64 values drawn from U[lo, hi] and returns them by name: tests of Float64 cells use
+// it so that no term of a hand-computed step (biases, h_0) is trivially zero.
 func RandomizeVariables(scope *model.Scope, rng *rand.Rand, lo, hi float64) map[string][]float64 {
 	var vars []*model.Variable
 	for v := range scope.IterVariables() {
-		vars = append(vars, v)
+		if v.Trainable {
+			vars = append(vars, v)
+		}
 	}
 	slices.SortFunc(vars, func(a, b *model.Variable) int { return strings.Compare(a.Name(), b.Name()) })
 	values := map[string][]float64{}

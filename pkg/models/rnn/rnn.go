@@ -60,42 +60,41 @@ func (c *Simple) DType() dtypes.DType {
 // "roughly 10K" parameters, §4.1–4.2, apparently counting fewer terms.)
 func (c *Simple) NumParams() int { return c.In*c.N + c.N*c.N + c.N + c.N*c.Out + c.Out + c.N }
 
-// Init implements Cell.
+// variables lists the cell's variables (see Var); with rng nil the values are left out.
+// W is drawn before V and U even for the IRNN, whose W is then the identity, so that both
+// draw the same V and U from the same seed.
+func (c *Simple) variables(rng *rand.Rand) []Var {
+	w := GlorotUniform(rng, c.N, c.N)
+	if c.Identity && rng != nil {
+		w = IdentityMatrix(c.N)
+	}
+	return []Var{
+		{Name: "V", Dims: []int{c.In, c.N}, Values: GlorotUniform(rng, c.In, c.N)},
+		{Name: "W", Dims: []int{c.N, c.N}, Values: w},
+		{Name: "b", Dims: []int{c.N}, Values: make([]float64, c.N)},
+		{Name: "U", Dims: []int{c.N, c.Out}, Values: GlorotUniform(rng, c.N, c.Out)},
+		{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
+		{Name: "h0", Dims: []int{c.N}, Values: make([]float64, c.N)},
+	}
+}
+
+// Init implements Cell. It returns an error naming the field when In, N or Out is < 1 or
+// Type is neither Float32 nor Float64.
 func (c *Simple) Init(scope *model.Scope, rng *rand.Rand) error {
 	if err := CheckSizes("rnn.Simple", "In", c.In, "N", c.N, "Out", c.Out); err != nil {
 		return err
 	}
-	w := GlorotUniform(rng, c.N, c.N)
-	if c.Identity {
-		w = IdentityMatrix(c.N)
+	if err := CheckDType("rnn.Simple", c.DType()); err != nil {
+		return err
 	}
-	dt := c.DType()
-	for _, v := range []struct {
-		name   string
-		values []float64
-		dims   []int
-	}{
-		{"V", GlorotUniform(rng, c.In, c.N), []int{c.In, c.N}},
-		{"W", w, []int{c.N, c.N}},
-		{"b", make([]float64, c.N), []int{c.N}},
-		{"U", GlorotUniform(rng, c.N, c.Out), []int{c.N, c.Out}},
-		{"bo", make([]float64, c.Out), []int{c.Out}},
-		{"h0", make([]float64, c.N), []int{c.N}},
-	} {
-		if err := NewVariable(scope, v.name, dt, v.values, v.dims...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return CreateVariables(scope, c.DType(), c.variables(rng))
 }
 
-// Build implements Cell.
+// Build implements Cell. It panics if Init was not called or created variables of other
+// shapes (another configuration).
 func (c *Simple) Build(scope *model.Scope, g *Graph) Step {
-	return &simpleStep{
-		cell: c,
-		v:    Variable(scope, g, "V"), w: Variable(scope, g, "W"), b: Variable(scope, g, "b"),
-		u: Variable(scope, g, "U"), bo: Variable(scope, g, "bo"), h0: Variable(scope, g, "h0"),
-	}
+	v := ReadVariables(scope, g, c.variables(nil), c)
+	return &simpleStep{cell: c, v: v["V"], w: v["W"], b: v["b"], u: v["U"], bo: v["bo"], h0: v["h0"]}
 }
 
 type simpleStep struct {

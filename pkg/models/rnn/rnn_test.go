@@ -3,105 +3,84 @@ package rnn_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
-	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/urnn-notebooks/longmemory/pkg/analysis"
-	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 )
 
-// randomInputs returns a constant [batch, T, in] input with entries in [−1, 1].
-func randomInputs(g *Graph, dtype dtypes.DType, seed uint64, batch, T, in int) *Node {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	return Reshape(ConstAsDType(g, dtype, rnn.Uniform(rng, batch*T*in, -1, 1)), batch, T, in)
-}
-
-func TestSimpleGradients(t *testing.T) {
+// TestCell runs the shared cell suite on the tanh RNN and the IRNN.
+func TestCell(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cell *rnn.Simple
+		new  func(in, n, out int) *rnn.Simple
 	}{
-		{"tanh", rnn.NewTanh(3, 4, 2)},
-		{"irnn", rnn.NewIRNN(3, 4, 2)},
+		{"tanh", rnn.NewTanh},
+		{"irnn", rnn.NewIRNN},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.cell.Type = dtypes.Float64
-			store := model.NewStore()
-			if err := tc.cell.Init(store.RootScope(), rand.New(rand.NewPCG(1, 2))); err != nil {
-				t.Fatal(err)
-			}
-			// Perturb the zero-initialised biases so their gradients are generic, and
-			// keep ReLU pre-activations away from 0 where the derivative jumps.
-			loss := func(scope *model.Scope, g *Graph) *Node {
-				x := randomInputs(g, dtypes.Float64, 3, 2, 5, 3)
-				out, _ := rnn.Sequence(tc.cell, scope, x)
-				return ReduceAllSum(Mul(out, out))
-			}
-			if err := analysis.CheckGradient(backend.MustNew(), store, loss, analysis.FD{}); err != nil {
-				t.Error(err)
-			}
+			celltest.Test(t, celltest.Config{
+				New: func() rnn.Cell {
+					c := tc.new(3, 4, 2)
+					c.Type = dtypes.Float64
+					return c
+				},
+				Sizes: rnn.Sizes{In: 3, State: 4, Out: 2},
+				// In·N + N² + N + N·Out + Out + N (the doc of NumParams).
+				ParamCounts: []celltest.ParamCount{
+					{Name: "copy, 80 units", Cell: tc.new(10, 80, 9), Want: 8089},
+					{Name: "adding, 128 units", Cell: tc.new(2, 128, 1), Want: 17025},
+				},
+				Budget: celltest.GraphCost{Forward: 8, Training: 30},
+				BadConfigs: []celltest.BadConfig{
+					{Name: "zero N", Cell: tc.new(10, 0, 9), Want: "rnn.Simple: N = 0"},
+					{Name: "negative In", Cell: tc.new(-1, 4, 2), Want: "rnn.Simple: In = -1"},
+					{Name: "zero Out", Cell: tc.new(3, 4, 0), Want: "rnn.Simple: Out = 0"},
+					{Name: "Int32 Type", Cell: &rnn.Simple{In: 3, N: 4, Out: 2, Type: dtypes.Int32}, Want: "Type = Int32"},
+				},
+				Mismatched: []celltest.BadConfig{{Name: "other N", Cell: tc.new(3, 5, 2), Want: "/V has shape"}},
+				Initial:    func(_ rnn.Cell, p map[string][]float64) []float64 { return p["h0"] },
+				Step:       simpleStep,
+			})
 		})
 	}
 }
 
-// TestSimpleStepByHand checks one step of the tanh RNN and the IRNN against the
-// equation h_1 = σ(W h_0 + V x + b), o = U h_1 + b_o computed in plain Go.
-func TestSimpleStepByHand(t *testing.T) {
-	for _, cell := range []*rnn.Simple{rnn.NewTanh(2, 3, 2), rnn.NewIRNN(2, 3, 2)} {
-		cell.Type = dtypes.Float64
-		store := model.NewStore()
-		scope := store.RootScope()
-		if err := cell.Init(scope, rand.New(rand.NewPCG(7, 7))); err != nil {
-			t.Fatal(err)
+// simpleStep is h_t = σ(W h_{t−1} + V x_t + b), y_t = U h_t + b_o ([3] eq. 1.1) in plain Go,
+// with σ = tanh or ReLU.
+func simpleStep(cell rnn.Cell, p map[string][]float64, h, x []float64) (next, y []float64) {
+	c := cell.(*rnn.Simple)
+	next = make([]float64, c.N)
+	for j := range c.N {
+		z := p["b"][j]
+		for i := range c.N {
+			z += h[i] * p["W"][i*c.N+j]
 		}
-		h0 := []float64{0.5, -0.25, 1}
-		b := []float64{0.1, -0.2, 0.3}
-		bo := []float64{0.05, -0.05}
-		scope.GetVariable("h0").MustSetValue(tensors.FromFlatDataAndDimensions(h0, 3))
-		scope.GetVariable("b").MustSetValue(tensors.FromFlatDataAndDimensions(b, 3))
-		scope.GetVariable("bo").MustSetValue(tensors.FromFlatDataAndDimensions(bo, 2))
-		V := tensors.MustCopyFlatData[float64](scope.GetVariable("V").MustValue())
-		W := tensors.MustCopyFlatData[float64](scope.GetVariable("W").MustValue())
-		U := tensors.MustCopyFlatData[float64](scope.GetVariable("U").MustValue())
-		x := []float64{0.7, -1.3}
-		out := model.MustExecOnce(backend.MustNew(), store, func(scope *model.Scope, g *Graph) *Node {
-			o, _ := rnn.Sequence(cell, scope, Const(g, [][][]float64{{x}}))
-			return o
-		})
-		got := tensors.MustCopyFlatData[float64](out)
-		var h [3]float64
-		for j := range 3 {
-			z := b[j]
-			for i := range 3 {
-				z += h0[i] * W[i*3+j]
-			}
-			for i := range 2 {
-				z += x[i] * V[i*3+j]
-			}
-			if cell.Act == rnn.ReLUAct {
-				h[j] = max(z, 0)
-			} else {
-				h[j] = math.Tanh(z)
-			}
+		for i := range c.In {
+			z += x[i] * p["V"][i*c.N+j]
 		}
-		for k := range 2 {
-			want := bo[k]
-			for j := range 3 {
-				want += h[j] * U[j*2+k]
-			}
-			if math.Abs(got[k]-want) > 1e-12 {
-				t.Errorf("Act %d: o[%d] = %.15g, want %.15g", cell.Act, k, got[k], want)
-			}
+		if c.Act == rnn.ReLUAct {
+			next[j] = max(z, 0)
+		} else {
+			next[j] = math.Tanh(z)
 		}
 	}
+	y = slices.Clone(p["bo"])
+	for k := range c.Out {
+		for j := range c.N {
+			y[k] += next[j] * p["U"][j*c.Out+k]
+		}
+	}
+	return next, y
 }
 
-func TestSimpleInit(t *testing.T) {
+// TestIRNNIdentity checks the IRNN's initialisation [2]: W = I exactly.
+func TestIRNNIdentity(t *testing.T) {
 	store := model.NewStore()
 	scope := store.RootScope()
 	if err := rnn.NewIRNN(10, 80, 9).Init(scope, rand.New(rand.NewPCG(1, 1))); err != nil {
@@ -117,31 +96,6 @@ func TestSimpleInit(t *testing.T) {
 			if W[i*80+j] != want {
 				t.Fatalf("IRNN W[%d,%d] = %g, want %g", i, j, W[i*80+j], want)
 			}
-		}
-	}
-	if err := rnn.NewTanh(10, 0, 9).Init(model.NewStore().RootScope(), rand.New(rand.NewPCG(1, 1))); err == nil {
-		t.Error("Init with N = 0: no error")
-	}
-}
-
-func TestSimpleParamCount(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cell *rnn.Simple
-		want int
-	}{
-		{"tanh RNN 80, copy", rnn.NewTanh(10, 80, 9), 8089},
-		{"IRNN 80, copy", rnn.NewIRNN(10, 80, 9), 8089},
-		{"tanh RNN 128, adding", rnn.NewTanh(2, 128, 1), 17025},
-	} {
-		store := model.NewStore()
-		if err := tc.cell.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-			t.Fatal(err)
-		}
-		got := store.RootScope().NumParameters()
-		t.Logf("%s: %d parameters", tc.name, got)
-		if got != tc.want || tc.cell.NumParams() != tc.want {
-			t.Errorf("%s: %d parameters in the store, NumParams %d, want %d", tc.name, got, tc.cell.NumParams(), tc.want)
 		}
 	}
 }

@@ -24,8 +24,10 @@ type Impl int
 
 const (
 	// Auto (the zero value) uses Native when the backend supports complex numbers and
-	// FFT, and FourStep otherwise (measured fastest on the Go backend at N = 128 and 512,
-	// see the package doc).
+	// FFT; otherwise DenseW up to N = 128 and FourStep above (measured on the Go backend
+	// with GoMLX v0.28.15's SIMD kernels, uRNN 128 copy training steps: DenseW 85/406 ms
+	// against FourStep 98/520 ms at T = 100/500; at N = 512 FourStep's step costs half of
+	// DenseW's).
 	Auto Impl = iota
 	// FourStep applies the factors every step with the real-arithmetic four-step DFT,
 	// D1 and the FFT twiddles folded into its matmuls, Π as one gather and each
@@ -33,12 +35,15 @@ const (
 	FourStep
 	// DenseW builds the real 2n×2n matrix of W once per graph (by applying the FourStep
 	// factors to the identity) and applies it with one matmul per step: O(n²) per step and
-	// the fewest graph nodes, but slower than FourStep on the Go backend at N = 128 and 512.
+	// the fewest graph nodes; faster than FourStep on the Go backend at N = 128, slower at 512.
 	DenseW
 	// Native applies the factors with graph.FFT on complex tensors. It needs a backend
 	// with complex dtypes and FFT (XLA; not the Go backend): Build panics otherwise.
 	Native
 )
+
+// DenseWMaxN is the largest N for which Auto chooses DenseW on a backend without complex FFT.
+const DenseWMaxN = 128
 
 // String implements fmt.Stringer.
 func (i Impl) String() string {
@@ -111,35 +116,41 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	if c.Impl < Auto || c.Impl > Native {
 		return fmt.Errorf("urnn: Impl = %d, want Auto, FourStep, DenseW or Native", int(c.Impl))
 	}
-	n, dt := c.N, c.DType()
-	h0 := math.Sqrt(3 / float64(2*n))
-	for _, v := range []struct {
-		name   string
-		values []float64
-		dims   []int
-	}{
-		{"theta", rnn.Uniform(rng, 3*n, -math.Pi, math.Pi), []int{3, n}},
-		{"reflection", rnn.Uniform(rng, 4*n, -1, 1), []int{2, 2, n}},
-		{"V", rnn.GlorotUniform(rng, c.In, 2*n), []int{c.In, 2 * n}},
-		{"b", make([]float64, n), []int{n}},
-		{"U", rnn.GlorotUniform(rng, 2*n, c.Out), []int{2 * n, c.Out}},
-		{"bo", make([]float64, c.Out), []int{c.Out}},
-		{"h0", rnn.Uniform(rng, 2*n, -h0, h0), []int{2 * n}},
-	} {
-		if err := rnn.NewVariable(scope, v.name, dt, v.values, v.dims...); err != nil {
-			return err
-		}
-	}
-	perm := make([]int32, n)
-	for i, p := range rng.Perm(n) {
-		perm[i] = int32(p)
-	}
-	v, err := scope.CreateVariable("perm", tensors.FromFlatDataAndDimensions(perm, n))
-	if err != nil {
+	if err := rnn.CheckDType("urnn", c.DType()); err != nil {
 		return err
 	}
-	v.SetTrainable(false)
-	return nil
+	return rnn.CreateVariables(scope, c.DType(), c.variables(rng))
+}
+
+// variables lists the cell's variables (see rnn.Var) in creation order, drawn from rng in
+// the order θ, reflections, V, U, h_0, Π; with rng nil the values are left out (used by
+// Build to check shapes). Π is an Int32 variable that Build reads as a Go value (Static).
+func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
+	n := c.N
+	h0 := math.Sqrt(3 / float64(2*n))
+	return []rnn.Var{
+		{Name: "theta", Dims: []int{3, n}, Values: rnn.Uniform(rng, 3*n, -math.Pi, math.Pi)},
+		{Name: "reflection", Dims: []int{2, 2, n}, Values: rnn.Uniform(rng, 4*n, -1, 1)},
+		{Name: "V", Dims: []int{c.In, 2 * n}, Values: rnn.GlorotUniform(rng, c.In, 2*n)},
+		{Name: "b", Dims: []int{n}, Values: make([]float64, n)},
+		{Name: "U", Dims: []int{2 * n, c.Out}, Values: rnn.GlorotUniform(rng, 2*n, c.Out)},
+		{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
+		{Name: "h0", Dims: []int{2 * n}, Values: rnn.Uniform(rng, 2*n, -h0, h0)},
+		{Name: "perm", Dims: []int{n}, Values: permutation(rng, n), DType: dtypes.Int32, Static: true},
+	}
+}
+
+// permutation returns a uniformly random permutation of 0..n−1 drawn from rng (nil for a
+// nil rng).
+func permutation(rng *rand.Rand, n int) []float64 {
+	if rng == nil {
+		return nil
+	}
+	p := make([]float64, n)
+	for i, x := range rng.Perm(n) {
+		p[i] = float64(x)
+	}
+	return p
 }
 
 // Perm returns the permutation Π stored under scope by Init: (Π h)_j = h_{perm[j]}.
@@ -174,13 +185,10 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	if err != nil {
 		exceptions.Panicf("%v", err) // through exceptions, so that an Exec reports it instead of hanging
 	}
-	s := &step{
-		cell: c, impl: impl,
-		V: rnn.Variable(scope, g, "V"), U: rnn.Variable(scope, g, "U"),
-		bo: rnn.Variable(scope, g, "bo"), h0: rnn.Variable(scope, g, "h0"),
-	}
-	s.w = newUnitary(c.N, rnn.Variable(scope, g, "theta"), rnn.Variable(scope, g, "reflection"), c.Perm(scope), impl)
-	s.act = newModReLU(rnn.Variable(scope, g, "b"), c.eps())
+	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
+	s := &step{cell: c, impl: impl, V: v["V"], U: v["U"], bo: v["bo"], h0: v["h0"]}
+	s.w = newUnitary(c.N, v["theta"], v["reflection"], c.Perm(scope), impl)
+	s.act = newModReLU(v["b"], c.eps())
 	return s
 }
 
@@ -193,6 +201,8 @@ func (c *Cell) resolveImpl(backend compute.Backend) (Impl, error) {
 			backend.Name(), c.DType())
 	case c.Impl == Auto && native:
 		return Native, nil
+	case c.Impl == Auto && c.N <= DenseWMaxN:
+		return DenseW, nil
 	case c.Impl == Auto:
 		return FourStep, nil
 	}

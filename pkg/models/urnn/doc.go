@@ -36,7 +36,7 @@
 // The Go backend has no complex dtype and no FFT, so W is applied in real arithmetic.
 // Cell.Impl chooses how (all give the same W, see TestImplsMatchReference):
 //
-//   - FourStep (the default on backends without complex numbers): the DFTs are four-step
+//   - FourStep (the default above N = 128 on backends without complex numbers): the DFTs are four-step
 //     FFTs, n = n1·n2 with n1 the largest divisor of n not above √n (any n works; a prime
 //     n gives n1 = 1, a dense DFT). Each DFT is two batched real matmuls; D1 and the
 //     twiddles are folded into F's first matmul, D2 into F⁻¹'s first and D3 into its
@@ -45,7 +45,8 @@
 //     D3 R2 = R_{D3 v2} D3). cos θ, sin θ, the normalised reflections and the folded
 //     matrices are computed once per graph in Build. Every matmul is laid out so that the
 //     Go backend does not transpose its operands. O(N^{1.5}) per step.
-//   - DenseW: W as one real 2N×2N matrix, built once per graph by applying the FourStep
+//   - DenseW (the default up to N = 128, DenseWMaxN, on backends without complex
+//     numbers): W as one real 2N×2N matrix, built once per graph by applying the FourStep
 //     factors to the identity, applied with one matmul per step: O(N²).
 //   - Native: graph.FFT on complex tensors, used by Auto only when the backend supports
 //     complex dtypes and FFT (XLA; see NativeSupported). Only the FFT runs on complex
@@ -53,20 +54,23 @@
 //     be wrong, so every product stays real.
 //
 // Forward+backward time per step on the Go backend (BenchmarkDFT: batch 20, float32, the
-// difference between T = 20 and T = 10; 2 cores shared with other jobs, so ±30%), and
-// graph nodes per step (TestStepNodes: T = 2 minus T = 1, with the unrolling, modReLU and
-// the input add; forward / forward+backward):
+// difference between T = 20 and T = 10), and graph nodes per step (TestStepNodes: T = 2
+// minus T = 1, with the unrolling, modReLU and the input add; forward / forward+backward).
+// First two columns: GoMLX v0.28.2 without SIMD kernels; last two: v0.28.15 with
+// GOEXPERIMENT=simd (3 runs on a quiet machine; ±30%):
 //
-//	                               N = 128     N = 512     nodes/step
-//	FourStep (four-step FFT)        4.3 ms     12.8 ms     32 / 134
-//	DenseW (one 2N×2N matmul)       5.2 ms     42 ms       17 / 73
-//	dense DFT (2N×2N matmuls)       8.7 ms     77 ms       24 / 109
-//	radix-2 butterflies            10.2 ms     17.1 ms     213 / 710 (N = 128)
+//	                               N = 128     N = 512     nodes/step   N = 128 (SIMD)  N = 512 (SIMD)
+//	FourStep (four-step FFT)        4.3 ms     12.8 ms     32 / 134     0.94 ms         4.3 ms
+//	DenseW (one 2N×2N matmul)       5.2 ms     42 ms       17 / 73      0.37 ms         9.0 ms
+//	dense DFT (2N×2N matmuls)       8.7 ms     77 ms       24 / 109     0.64 ms         18 ms
+//	radix-2 butterflies            10.2 ms     17.1 ms     213 / 710    2.8 ms          10 ms
 //
-// The Go backend's matmul runs at about 0.6 GMAC/s in the default build (its SIMD kernels
-// need GOEXPERIMENT=simd), so FLOPs dominate at these sizes as much as the ~10–30 µs per
-// node: the four-step FFT has the fewest FLOPs that still take few nodes. The dense-DFT
-// and radix-2 variants live in variants_test.go, for the benchmark only.
+// DenseW also pays once per graph for building W (≈ 4 ms at N = 128): over whole training
+// steps of the copy task it is still faster at N = 128 (85 against 98 ms at T = 100, 406
+// against 520 ms at T = 500), which is why Auto picks it there. With the SIMD kernels the
+// large matmuls are fast and the per-node cost (~10–30 µs) weighs more; at N = 512 the
+// four-step FFT's fewer FLOPs win. The dense-DFT and radix-2 variants live in
+// variants_test.go, for the benchmark only.
 //
 // The factors are also exported one by one (D, R, F, Finv, Perm, ModReLU), on (Re, Im)
 // pairs, for notebooks; Cell.DenseW returns W as a complex matrix for analysis.

@@ -92,10 +92,24 @@ func readFloats(t testing.TB, scope *model.Scope, name string) []float64 {
 }
 
 func readParams(t testing.TB, c *Cell, scope *model.Scope) params {
+	vars := map[string][]float64{}
+	for _, name := range []string{"theta", "reflection", "V", "U", "b", "bo", "h0"} {
+		vars[name] = readFloats(t, scope, name)
+	}
+	for _, x := range c.Perm(scope) {
+		vars["perm"] = append(vars["perm"], float64(x))
+	}
+	return paramsOf(c, vars)
+}
+
+// paramsOf returns the params of c with the variables vars (by name, Π as float64).
+func paramsOf(c *Cell, vars map[string][]float64) params {
 	n := c.N
-	p := params{n: n, in: c.In, out: c.Out, perm: c.Perm(scope)}
-	th := readFloats(t, scope, "theta")
-	rf := readFloats(t, scope, "reflection")
+	p := params{n: n, in: c.In, out: c.Out}
+	for _, x := range vars["perm"] {
+		p.perm = append(p.perm, int(x))
+	}
+	th, rf := vars["theta"], vars["reflection"]
 	for k := range 3 {
 		p.theta[k] = th[k*n : (k+1)*n]
 	}
@@ -105,8 +119,7 @@ func readParams(t testing.TB, c *Cell, scope *model.Scope) params {
 			p.v[k][j] = complex(rf[(2*k)*n+j], rf[(2*k+1)*n+j])
 		}
 	}
-	p.V, p.U = readFloats(t, scope, "V"), readFloats(t, scope, "U")
-	p.b, p.bo, p.h0 = readFloats(t, scope, "b"), readFloats(t, scope, "bo"), readFloats(t, scope, "h0")
+	p.V, p.U, p.b, p.bo, p.h0 = vars["V"], vars["U"], vars["b"], vars["bo"], vars["h0"]
 	return p
 }
 
@@ -124,10 +137,16 @@ func (p params) refWApply(z []complex128) []complex128 {
 
 // refStep returns h_1 = modReLU(W h_0 + V x) and o = U [Re h_1; Im h_1] + b_o.
 func (p params) refStep(x []float64, eps float64) (h []complex128, o []float64) {
+	return p.refStepFrom(p.h0, x, eps)
+}
+
+// refStepFrom returns h_t = modReLU(W h_{t−1} + V x) and o = U [Re h_t; Im h_t] + b_o for
+// the state prev = [Re h_{t−1} | Im h_{t−1}].
+func (p params) refStepFrom(prev, x []float64, eps float64) (h []complex128, o []float64) {
 	n := p.n
 	h0 := make([]complex128, n)
 	for j := range n {
-		h0[j] = complex(p.h0[j], p.h0[n+j])
+		h0[j] = complex(prev[j], prev[n+j])
 	}
 	z := p.refWApply(h0)
 	for j := range n {

@@ -13,9 +13,9 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/urnn-notebooks/longmemory/pkg/analysis"
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 )
 
 // setVar overwrites variable name with values (converted to its dtype).
@@ -39,27 +39,54 @@ func inputs(g *Graph, dtype dtypes.DType, seed uint64, batch, T, in int) *Node {
 	return Reshape(ConstAsDType(g, dtype, rnn.Uniform(rng, batch*T*in, -1, 1)), batch, T, in)
 }
 
-// TestGradients checks the autodiff gradient of every trainable variable (θ, reflections,
-// V, b, U, b_o, h_0) against central differences in float64.
-func TestGradients(t *testing.T) {
+// TestCell runs the shared cell suite on the uRNN with each real implementation of W, at
+// an N whose four-step factorisation is square (4 = 2·2) and one where it is not (6 = 2·3).
+func TestCell(t *testing.T) {
+	const in, out = 3, 2
 	for _, tc := range []struct {
-		n    int
-		impl Impl
-	}{{4, FourStep}, {4, DenseW}, {6, FourStep}} {
+		n      int
+		impl   Impl
+		budget celltest.GraphCost
+	}{
+		{4, FourStep, celltest.GraphCost{Forward: 36, Training: 140}},
+		{4, DenseW, celltest.GraphCost{Forward: 17, Training: 73}},
+		{6, FourStep, celltest.GraphCost{Forward: 36, Training: 140}},
+	} {
 		t.Run(fmt.Sprintf("n=%d/%s", tc.n, tc.impl), func(t *testing.T) {
-			c, store := newTestCell(t, 3, tc.n, 2, dtypes.Float64, tc.impl, 11)
-			scope := store.RootScope()
-			// Generic biases, b > 0 so that |z| + b stays away from the ReLU kink at 0.
-			rng := rand.New(rand.NewPCG(2, 2))
-			setVar(t, scope, "b", rnn.Uniform(rng, tc.n, 0.05, 0.3))
-			setVar(t, scope, "bo", rnn.Uniform(rng, 2, -0.5, 0.5))
-			loss := func(scope *model.Scope, g *Graph) *Node {
-				out, _ := rnn.Sequence(c, scope, inputs(g, dtypes.Float64, 3, 2, 4, 3))
-				return ReduceAllSum(Mul(out, out))
-			}
-			if err := analysis.CheckGradient(backend.MustNew(), store, loss, analysis.FD{}); err != nil {
-				t.Error(err)
-			}
+			celltest.Test(t, celltest.Config{
+				New:   func() rnn.Cell { return &Cell{In: in, N: tc.n, Out: out, Type: dtypes.Float64, Impl: tc.impl} },
+				Sizes: rnn.Sizes{In: in, State: 2 * tc.n, Out: out},
+				// 2N·In + 2N·Out + 10N + Out ([1] §4.1, §4.2).
+				ParamCounts: []celltest.ParamCount{
+					{Name: "copy, 128 units", Cell: New(10, 128, 9), Want: 6153},
+					{Name: "adding, 512 units", Cell: New(2, 512, 1), Want: 8193},
+				},
+				Budget: tc.budget,
+				BadConfigs: []celltest.BadConfig{
+					{Name: "zero N", Cell: New(2, 0, 1), Want: "urnn: N = 0"},
+					{Name: "zero In", Cell: New(0, 4, 1), Want: "urnn: In = 0"},
+					{Name: "negative Out", Cell: New(2, 4, -1), Want: "urnn: Out = -1"},
+					{Name: "negative Eps", Cell: &Cell{In: 1, N: 4, Out: 1, Eps: -1}, Want: "Eps = -1"},
+					{Name: "bad Impl", Cell: &Cell{In: 1, N: 4, Out: 1, Impl: 9}, Want: "Impl = 9"},
+					{Name: "Int32 Type", Cell: &Cell{In: 1, N: 4, Out: 1, Type: dtypes.Int32}, Want: "Type = Int32"},
+				},
+				Mismatched: []celltest.BadConfig{{Name: "other N", Cell: &Cell{In: in, N: tc.n + 2, Out: out, Impl: tc.impl}, Want: "/theta has shape"}},
+				// Generic biases, b > 0 so that |z| + b stays away from the ReLU kink at 0.
+				Randomize: func(scope *model.Scope, rng *rand.Rand) {
+					rnn.RandomizeVariables(scope, rng, -1, 1)
+					setVar(t, scope, "b", rnn.Uniform(rng, tc.n, 0.05, 0.3))
+				},
+				Initial: func(_ rnn.Cell, p map[string][]float64) []float64 { return p["h0"] },
+				Step: func(cell rnn.Cell, p map[string][]float64, state, x []float64) (next, y []float64) {
+					c := cell.(*Cell)
+					h, y := paramsOf(c, p).refStepFrom(state, x, c.eps())
+					next = make([]float64, 2*c.N)
+					for j, z := range h {
+						next[j], next[c.N+j] = real(z), imag(z)
+					}
+					return next, y
+				},
+			})
 		})
 	}
 }
@@ -113,35 +140,6 @@ func TestStepByHand(t *testing.T) {
 	}
 }
 
-// TestParamCount checks the parameter count of the paper's configurations ([1] §4.1, §4.2)
-// against NumParams, the formula 2N·In + 2N·Out + 10N + Out of the package doc.
-func TestParamCount(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		in, n, out  int
-		wantFormula int
-	}{
-		{"copy uRNN 128", 10, 128, 9, 2*128*10 + 2*128*9 + 10*128 + 9},
-		{"adding uRNN 512", 2, 512, 1, 2*512*2 + 2*512*1 + 10*512 + 1},
-	} {
-		c := New(tc.in, tc.n, tc.out)
-		store := model.NewStore()
-		if err := c.Init(store.RootScope(), rand.New(rand.NewPCG(1, 1))); err != nil {
-			t.Fatal(err)
-		}
-		got := 0
-		for v := range store.RootScope().IterVariables() {
-			if v.Trainable {
-				got += v.Shape().Size()
-			}
-		}
-		t.Logf("%s (In %d, Out %d): %d trainable parameters", tc.name, tc.in, tc.out, got)
-		if got != c.NumParams() || got != tc.wantFormula {
-			t.Errorf("%s: %d trainable parameters, NumParams() = %d, formula %d: want all equal", tc.name, got, c.NumParams(), tc.wantFormula)
-		}
-	}
-}
-
 // TestInit checks the initialisation of [1] §3.4 and that the seed fixes everything, Π included.
 func TestInit(t *testing.T) {
 	const n = 512
@@ -189,11 +187,6 @@ func TestInit(t *testing.T) {
 	if math.Abs(norm2-1) > 0.15 { // E‖h_0‖² = 1, standard deviation √(2/5n) ≈ 0.03
 		t.Errorf("‖h_0‖² = %.3f, want ≈ 1", norm2)
 	}
-	for _, bad := range []*Cell{New(2, 0, 1), New(0, 4, 1), {In: 1, N: 4, Out: 1, Eps: -1}} {
-		if err := bad.Init(model.NewStore().RootScope(), rand.New(rand.NewPCG(1, 1))); err == nil {
-			t.Errorf("Init(%+v): no error", *bad)
-		}
-	}
 }
 
 // TestNativeNeedsSupport checks that asking for Native on a backend without complex FFT
@@ -215,5 +208,20 @@ func TestNativeNeedsSupport(t *testing.T) {
 	}
 	if _, _, err := c.DenseW(be, store.RootScope()); err == nil {
 		t.Errorf("DenseW with Impl Native on %q: no error", be.Name())
+	}
+}
+
+// TestAutoImpl checks the measured choice of Auto on the Go backend (no complex FFT):
+// DenseW up to DenseWMaxN units, FourStep above.
+func TestAutoImpl(t *testing.T) {
+	b := backend.MustNew()
+	for _, tc := range []struct {
+		n    int
+		want Impl
+	}{{8, DenseW}, {DenseWMaxN, DenseW}, {DenseWMaxN + 2, FourStep}, {512, FourStep}} {
+		c := &Cell{In: 1, N: tc.n, Out: 1}
+		if got, err := c.resolveImpl(b); err != nil || got != tc.want {
+			t.Errorf("N = %d: Auto resolves to %v (%v), want %v", tc.n, got, err, tc.want)
+		}
 	}
 }

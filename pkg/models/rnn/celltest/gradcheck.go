@@ -1,6 +1,4 @@
-// Package analysis computes what the papers measure rather than train: gradient checks,
-// ‖∂C/∂h_t‖ over time, spectra and norms of recurrent matrices.
-package analysis
+package celltest
 
 import (
 	"fmt"
@@ -70,7 +68,7 @@ func CheckGradient(backend compute.Backend, store *model.Store, loss func(scope 
 		return err
 	}
 	if len(vars) == 0 {
-		return fmt.Errorf("analysis: CheckGradient: the loss uses no trainable variable")
+		return fmt.Errorf("celltest: CheckGradient: the loss uses no trainable variable")
 	}
 	eval := func() (float64, error) {
 		l, err := lossExec.Call()
@@ -82,7 +80,7 @@ func CheckGradient(backend compute.Backend, store *model.Store, loss func(scope 
 	rng := rand.New(rand.NewPCG(fd.Seed, 0x9e3779b97f4a7c15))
 	for vi, v := range vars {
 		if v.DType() != dtypes.Float64 {
-			return fmt.Errorf("analysis: CheckGradient: variable %s is %s, want Float64", v.Path(), v.DType())
+			return fmt.Errorf("celltest: CheckGradient: variable %s is %s, want Float64", v.Path(), v.DType())
 		}
 		grad := tensors.MustCopyFlatData[float64](out[1+vi])
 		orig := v.MustValue()
@@ -112,7 +110,7 @@ func CheckGradient(backend compute.Backend, store *model.Store, loss func(scope 
 			rel := math.Abs(grad[i]-want) / max(math.Abs(grad[i]), math.Abs(want), 1e-5)
 			if !(rel <= fd.Tol) {
 				_ = v.SetValue(tensors.FromFlatDataAndDimensions(theta, dims...))
-				return fmt.Errorf("analysis: gradient of %s[%d] (shape %v): autodiff %.10g, finite differences %.10g, relative error %.3g > %.3g",
+				return fmt.Errorf("celltest: gradient of %s[%d] (shape %v): autodiff %.10g, finite differences %.10g, relative error %.3g > %.3g",
 					v.Path(), i, dims, grad[i], want, rel, fd.Tol)
 			}
 		}
