@@ -3,6 +3,7 @@ module github.com/urnn-notebooks/longmemory
 go 1.27.0
 
 require (
+	github.com/gofrs/flock v0.13.0
 	github.com/gomlx/compute v0.1.13
 	github.com/gomlx/go-xla v0.4.12
 	github.com/gomlx/gomlx v0.28.15
@@ -27,7 +28,6 @@ require (
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/go-zeromq/zmq4 v0.17.0 // indirect
-	github.com/gofrs/flock v0.13.0 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect

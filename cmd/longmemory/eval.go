@@ -58,6 +58,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ok, err := tr.Resume()
+	for _, skipped := range tr.Skipped {
+		fmt.Fprintf(stderr, "longmemory: %v; scoring an older checkpoint\n", skipped)
+	}
 	if err != nil {
 		return err
 	}
@@ -94,10 +97,14 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		lossSum += loss * float64(size)
 		accSum += acc * float64(size)
 	}
-	fmt.Fprintf(stdout, "%s at step %d, %d %s: loss %.4f (baseline %.4f)", p.Name, tr.Step, *n, what, lossSum/float64(*n), task.Baseline())
+	loss := lossSum / float64(*n)
+	fmt.Fprintf(stdout, "%s at step %d, %d %s: loss %.4f (baseline %.4f)", p.Name, tr.Step, *n, what, loss, task.Baseline())
 	if acc := accSum / float64(*n); !math.IsNaN(acc) {
 		fmt.Fprintf(stdout, ", accuracy %.2f%%", 100*acc)
 	}
 	fmt.Fprintln(stdout)
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return fmt.Errorf("eval: the loss of %s is %g: the model diverged", tr.LastCheckpoint, loss)
+	}
 	return nil
 }

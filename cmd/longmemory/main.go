@@ -9,8 +9,9 @@
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //
 // `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
-// evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C. The
-// backend is chosen by GOMLX_BACKEND (pure Go by default).
+// evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C, SIGTERM or
+// SIGHUP (then it exits with 128 + the signal's number). A lock file keeps a second `train`
+// out of a run directory in use. The backend is chosen by GOMLX_BACKEND (pure Go by default).
 package main
 
 import (
@@ -62,9 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err == errUsage {
 			return 2
 		}
-		if err == errInterrupted {
-			fmt.Fprintln(stderr, "longmemory: interrupted; checkpoint saved, continue with -resume")
-			return 130
+		if sig, ok := err.(interrupted); ok {
+			return sig.exitCode() // train has said where the checkpoint is
 		}
 		fmt.Fprintln(stderr, "longmemory:", err)
 		return 1

@@ -78,11 +78,7 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fig = []byte(chart.SVG())
 	}
-	tmp := *out + ".tmp"
-	if err := os.WriteFile(tmp, fig, 0o644); err != nil {
-		return fmt.Errorf("plot: -o: %w", err)
-	}
-	if err := os.Rename(tmp, *out); err != nil {
+	if err := writeFileAtomic(*out, func(w io.Writer) error { _, err := w.Write(fig); return err }); err != nil {
 		return fmt.Errorf("plot: -o: %w", err)
 	}
 	fmt.Fprintln(stdout, "wrote", *out)

@@ -12,25 +12,116 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
-var (
-	errUsage       = errors.New("usage")
-	errInterrupted = errors.New("interrupted")
-)
+var errUsage = errors.New("usage")
 
-// runFile is DIR/run.json: what was trained, so that `plot` can label it and draw the baseline.
+// interrupted is the error of a run stopped by Signal; the process exits with 128 + its number.
+type interrupted struct{ Signal os.Signal }
+
+func (e interrupted) Error() string { return fmt.Sprintf("interrupted by %v", e.Signal) }
+
+// exitCode is the shell's code for a process ended by the signal: 128 + its number.
+func (e interrupted) exitCode() int {
+	if s, ok := e.Signal.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// runFile is DIR/run.json: what was trained, so that `plot` can label it and draw the
+// baseline. Preset holds the latest settings, with the defaults applied; Spans the settings
+// of each span of steps (a -resume -override that changes a setting starts a new span).
 type runFile struct {
 	Preset   experiments.Preset
 	Task     string
 	Baseline float64
 	Backend  string
+	Spans    []span
+}
+
+// span is the settings a run used from step From + 1 on.
+type span struct {
+	From   int
+	Preset experiments.Preset
+}
+
+// flagNames names the flags of the preset's fields, for errors.
+var flagNames = map[string]string{
+	"Model.Kind": "-model", "Model.Hidden": "-hidden", "Model.Pooling": "-pooling", "Task.Kind": "-task", "Task.T": "-T",
+	"Train.Steps": "-steps", "Train.Batch": "-batch", "Train.Optimizer.LR": "-lr", "Train.Optimizer.ClipValue": "-clip",
+	"Train.Chunk": "-chunk", "Train.Seed": "-seed", "Train.EvalEvery": "-eval-every", "Train.CheckpointEvery": "-checkpoint-every",
+	"Train.ScaleHiddenGrad": "-scale-hidden-grad",
+}
+
+// bookkeeping are the fields a resumed run may change without -override: they do not change
+// what the steps compute.
+var bookkeeping = map[string]bool{"Name": true, "Paper": true, "Train.Steps": true, "Train.EvalEvery": true,
+	"Train.CheckpointEvery": true, "Train.CheckpointDir": true}
+
+// fields flattens a struct into "Path.To.Field" → value.
+func fields(prefix string, v reflect.Value, out map[string]any) map[string]any {
+	for i := range v.NumField() {
+		if !v.Type().Field(i).IsExported() {
+			continue
+		}
+		f, name := v.Field(i), v.Type().Field(i).Name
+		if prefix != "" {
+			name = prefix + "." + name
+		}
+		if f.Kind() == reflect.Struct {
+			fields(name, f, out)
+		} else {
+			out[name] = f.Interface()
+		}
+	}
+	return out
+}
+
+// changedSettings describes each field of now that differs from was, other than bookkeeping
+// ones, as "-flag: old → new", sorted; both are compared with their defaults applied.
+func changedSettings(was, now experiments.Preset) []string {
+	norm := func(p experiments.Preset) map[string]any {
+		if c, err := p.Train.WithDefaults(); err == nil {
+			c.EvalBatch = p.Train.EvalBatch
+			p.Train = c
+		}
+		return fields("", reflect.ValueOf(p), map[string]any{})
+	}
+	a, b := norm(was), norm(now)
+	var out []string
+	for k, v := range a {
+		if bookkeeping[k] || (k == "Train.EvalBatch" && (v == 0 || b[k] == 0)) || reflect.DeepEqual(v, b[k]) {
+			continue
+		}
+		name := flagNames[k]
+		if name == "" {
+			name = k
+		}
+		out = append(out, fmt.Sprintf("%s: %v → %v", name, v, b[k]))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkFlag returns an error naming the flag, its value and the accepted range when ok is false.
+func checkFlag(ok bool, name string, v any, want string) error {
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("train: -%s = %v, want %s", name, v, want)
 }
 
 func trainCmd(args []string, stdout, stderr io.Writer) error {
@@ -53,6 +144,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	evalEvery := fs.Int("eval-every", 0, "evaluate on the held-out batch every N steps")
 	ckptEvery := fs.Int("checkpoint-every", 0, "checkpoint every N steps (default 100)")
 	scaleHidden := fs.Bool("scale-hidden-grad", false, "divide the gradients with respect to the hidden states by T (Henaff et al. §4)")
+	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -81,6 +173,20 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// A value given explicitly must be valid: 0 is not "the default" on the command line.
+	for _, err := range []error{
+		checkFlag(!set["steps"] || *steps >= 1, "steps", *steps, "an integer >= 1"),
+		checkFlag(!set["batch"] || *batch >= 1, "batch", *batch, "an integer >= 1"),
+		checkFlag(!set["lr"] || (*lr > 0 && !math.IsInf(*lr, 1)), "lr", *lr, "a number > 0"),
+		checkFlag(!set["clip"] || (*clip >= 0 && !math.IsInf(*clip, 1)), "clip", *clip, "a number >= 0 (0 turns clipping off)"),
+		checkFlag(!set["chunk"] || *chunk >= 0, "chunk", *chunk, "an integer >= 0 (0: the whole sequence)"),
+		checkFlag(!set["eval-every"] || *evalEvery >= 1, "eval-every", *evalEvery, "an integer >= 1"),
+		checkFlag(!set["checkpoint-every"] || *ckptEvery >= 1, "checkpoint-every", *ckptEvery, "an integer >= 1"),
+	} {
+		if err != nil {
+			return err
+		}
+	}
 	if set["model"] {
 		p.Model.Kind = *kind
 	}
@@ -123,12 +229,30 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if set["checkpoint-every"] {
 		p.Train.CheckpointEvery = *ckptEvery
 	}
+	if *override && !*resume {
+		return fmt.Errorf("train: -override changes the settings of a resumed run: it needs -resume")
+	}
 	p.Train.CheckpointDir = filepath.Join(*out, "checkpoints")
+	if *resume && recorded.Preset.Name != "" {
+		if changed := changedSettings(recorded.Preset, p); len(changed) > 0 && !*override {
+			return fmt.Errorf("train: -resume: settings differ from those the run used (%s): %s; pass -override to change them from the resumed step on",
+				filepath.Join(*out, "run.json"), strings.Join(changed, ", "))
+		}
+	}
 	cell, tk, err := p.Build()
 	if err != nil {
 		return err
 	}
 	logPath, runPath := filepath.Join(*out, "log.csv"), filepath.Join(*out, "run.json")
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("train: -out: %w", err)
+	}
+	unlock, err := lockRun(*out, stderr)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	removeStale(*out, stderr)
 	if !*resume && hasRun(*out) {
 		return fmt.Errorf("train: %s already holds a run; pass -resume to continue it or choose another -out", *out)
 	}
@@ -142,24 +266,51 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *resume {
 		ok, err := tr.Resume()
+		for _, skipped := range tr.Skipped {
+			fmt.Fprintf(stderr, "longmemory: %v; resuming from an older checkpoint\n", skipped)
+		}
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("train: -resume: no checkpoint in %s", p.Train.CheckpointDir)
+			return fmt.Errorf("train: -resume: no checkpoint in %s; the run stopped before its first one: start it again without -resume", p.Train.CheckpointDir)
 		}
 		fmt.Fprintf(stderr, "resumed %s at step %d\n", tr.LastCheckpoint, tr.Step)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("train: -out: %w", err)
+	p.Train = tr.Config // what the run uses, defaults applied
+	spans := []span{{From: 0, Preset: p}}
+	if *resume {
+		spans = recorded.Spans
+		if len(spans) == 0 {
+			spans = []span{{From: 0, Preset: recorded.Preset}}
+		}
+		for len(spans) > 1 && spans[len(spans)-1].From >= tr.Step {
+			spans = spans[:len(spans)-1]
+		}
+		if last := &spans[len(spans)-1]; len(changedSettings(last.Preset, p)) == 0 || last.From == tr.Step {
+			last.Preset = p
+		} else {
+			spans = append(spans, span{From: tr.Step, Preset: p})
+		}
 	}
-	meta, _ := json.MarshalIndent(runFile{Preset: p, Task: tk.String(), Baseline: tk.Baseline(), Backend: b.Name()}, "", "  ")
-	if err := os.WriteFile(runPath, meta, 0o644); err != nil {
+	meta, _ := json.MarshalIndent(runFile{Preset: p, Task: tk.String(), Baseline: tk.Baseline(), Backend: b.Name(), Spans: spans}, "", "  ")
+	if err := writeFileAtomic(runPath, func(w io.Writer) error { _, err := w.Write(meta); return err }); err != nil {
 		return fmt.Errorf("train: -out: %w", err)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, train.StopSignals...) // a second signal ends the process at once
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs) // a second signal ends the process at once
+			cancel(interrupted{s})
+		case <-ctx.Done():
+		}
+	}()
 	start, startStep := time.Now(), tr.Step
 	last := time.Time{}
 	lastEval := math.NaN()
@@ -192,8 +343,12 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if werr := writeLog(logPath, tr.Log); werr != nil {
 		return werr
 	}
-	if errors.Is(err, context.Canceled) {
-		return errInterrupted
+	if err == context.Canceled { // exactly: Run wraps it when the checkpoint failed
+		var sig interrupted
+		if errors.As(context.Cause(ctx), &sig) {
+			fmt.Fprintf(stderr, "longmemory: %v at step %d; checkpoint %s saved, continue with -resume\n", sig.Signal, tr.Step, tr.LastCheckpoint)
+			return sig
+		}
 	}
 	if err != nil {
 		return err
@@ -202,11 +357,56 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// hasRun reports whether dir holds a training log or checkpoints.
-func hasRun(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, "log.csv")); err == nil {
-		return true
+// lockRun takes the lock of run directory dir (an flock on dir/lock, which holds the
+// holder's PID and host) and returns its release. A lock held by a live process is an error
+// naming its PID and host; one left by a process that died (the kernel released its flock)
+// is taken over with a message on stderr.
+func lockRun(dir string, stderr io.Writer) (func(), error) {
+	path := filepath.Join(dir, "lock")
+	fl := flock.New(path)
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("train: locking %s: %w", dir, err)
 	}
+	holder, _ := os.ReadFile(path)
+	who := strings.TrimSpace(string(holder))
+	if !ok {
+		if who == "" {
+			who = "another process"
+		}
+		return nil, fmt.Errorf("train: %s is in use by %s (lock %s): wait for that run to end, or stop it", dir, who, path)
+	}
+	if who != "" {
+		fmt.Fprintf(stderr, "longmemory: taking over the stale lock of %s (no longer running)\n", who)
+	}
+	host, _ := os.Hostname()
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("PID %d on %s\n", os.Getpid(), host)), 0o644); err != nil {
+		fl.Unlock()
+		return nil, fmt.Errorf("train: locking %s: %w", dir, err)
+	}
+	return func() {
+		os.Truncate(path, 0) // an empty lock file: the last holder ended cleanly
+		fl.Unlock()
+	}, nil
+}
+
+// removeStale deletes the temporary files a killed run left in run directory dir (whose
+// lock the caller holds), saying so on stderr.
+func removeStale(dir string, stderr io.Writer) {
+	stale, _ := train.RemoveStaleTemp(filepath.Join(dir, "checkpoints"))
+	for _, name := range []string{"log.csv.tmp", "run.json.tmp"} {
+		if p := filepath.Join(dir, name); os.Remove(p) == nil {
+			stale = append(stale, p)
+		}
+	}
+	for _, p := range stale {
+		fmt.Fprintf(stderr, "longmemory: removed %s, left by a run that was killed\n", p)
+	}
+}
+
+// hasRun reports whether dir holds checkpoints: a run that stopped before its first one
+// (its log.csv and run.json only) can be started again.
+func hasRun(dir string) bool {
 	entries, _ := os.ReadDir(filepath.Join(dir, "checkpoints"))
 	return len(entries) > 0
 }
@@ -229,20 +429,42 @@ var logHeader = []string{"step", "loss", "grad_norm", "eval_loss", "eval_accurac
 
 // writeLog writes every record as CSV (NaN where not evaluated), atomically.
 func writeLog(path string, log []train.Record) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	err := writeFileAtomic(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		w.Write(logHeader)
+		g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+		for _, r := range log {
+			w.Write([]string{strconv.Itoa(r.Step), g(r.Loss), g(r.GradNorm), g(r.EvalLoss), g(r.EvalAccuracy), g(r.Seconds)})
+		}
+		w.Flush()
+		return w.Error()
+	})
 	if err != nil {
 		return fmt.Errorf("train: writing the log: %w", err)
 	}
-	w := csv.NewWriter(f)
-	w.Write(logHeader)
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	for _, r := range log {
-		w.Write([]string{strconv.Itoa(r.Step), g(r.Loss), g(r.GradNorm), g(r.EvalLoss), g(r.EvalAccuracy), g(r.Seconds)})
+	return nil
+}
+
+// wrapWriter is the identity; tests replace it with a writer that fails part-way, as a full
+// disk does.
+var wrapWriter = func(w io.Writer) io.Writer { return w }
+
+// writeFileAtomic writes path through write into path + ".tmp", then renames it into place:
+// path is either left as it was or replaced whole. On any failure the temporary file is
+// removed.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
 	}
-	w.Flush()
-	if err := errors.Join(w.Error(), f.Close()); err != nil {
-		return fmt.Errorf("train: writing the log: %w", err)
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err := errors.Join(write(wrapWriter(f)), f.Sync(), f.Close()); err != nil {
+		return err
 	}
 	return os.Rename(tmp, path)
 }

@@ -89,7 +89,8 @@ type Run struct {
 // Train trains preset p with a live loss plot in the cell, checkpointing into
 // CheckpointDir(p). If that directory holds a checkpoint, training continues from it
 // (after an interrupt, re-running the cell resumes; a finished run is simply reloaded).
-// Interrupting the cell (SIGINT) saves a checkpoint and returns the run so far.
+// Interrupting the cell (SIGINT, or SIGTERM and SIGHUP: train.StopSignals) saves a
+// checkpoint and returns the run so far.
 func Train(p experiments.Preset) (*Run, error) {
 	cell, task, err := p.Build()
 	if err != nil {
@@ -115,6 +116,8 @@ func Train(p experiments.Preset) (*Run, error) {
 		if tr, err = train.New(b, cell, task, p.Train); err != nil {
 			return nil, err
 		}
+	} else if ok && len(tr.Skipped) > 0 {
+		fmt.Printf("%s: continuing from the checkpoint at step %d; corrupted checkpoints passed over: %v\n", p.Name, tr.Step, tr.Skipped)
 	} else if ok && tr.Step < p.Train.Steps {
 		// Only an unfinished run says so: reloading a finished run (a later cell drawing
 		// another figure of it) prints nothing.
@@ -123,7 +126,7 @@ func Train(p experiments.Preset) (*Run, error) {
 	run := &Run{Name: fmt.Sprintf("%s %d", p.Model.Kind, p.Model.Hidden), Baseline: task.Baseline(), Trainer: tr}
 	id := "live_" + gonbui.UniqueId()
 	last, shown := time.Time{}, false
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), train.StopSignals...)
 	defer stop()
 	start := time.Now()
 	err = tr.Run(ctx, func(r train.Record) {

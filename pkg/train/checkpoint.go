@@ -1,8 +1,12 @@
 package train
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,6 +57,9 @@ func save(path string, val *tensors.Tensor) (savedVar, error) {
 	return sv, nil
 }
 
+// len returns the number of saved values.
+func (sv savedVar) len() int { return len(sv.F32) + len(sv.F64) + len(sv.I32) + len(sv.I64) }
+
 // tensor returns the saved value as a tensor.
 func (sv savedVar) tensor() *tensors.Tensor {
 	switch {
@@ -67,11 +74,21 @@ func (sv savedVar) tensor() *tensors.Tensor {
 	}
 }
 
+// A checkpoint file is the gob encoding of a checkpoint followed by a trailer: the 8 bytes of
+// checksumMagic and the SHA-256 of the gob bytes. Version 3 files must carry the trailer;
+// version 2 files (written before it) have none and are read unchecked. The gob decoder
+// ignores what follows the value, so earlier readers still read version 3 payloads.
 const (
-	checkpointVersion = 2
+	checkpointVersion = 3
+	legacyVersion     = 2 // no checksum trailer
 	checkpointPrefix  = "ckpt-"
 	checkpointSuffix  = ".gob"
 	checkpointsKept   = 2
+	checksumMagic     = "LMSHA256"
+	trailerSize       = len(checksumMagic) + sha256.Size
+	// TempPrefix starts the names of checkpoints being written; a killed run can leave
+	// such files behind, which RemoveStaleTemp deletes.
+	TempPrefix = ".tmp-" + checkpointPrefix
 )
 
 func (t *Trainer) identity() (modelID, taskID string) {
@@ -98,13 +115,20 @@ func (t *Trainer) Save() error {
 		ck.Vars = append(ck.Vars, sv)
 	}
 	sort.Slice(ck.Vars, func(i, j int) bool { return ck.Vars[i].Path < ck.Vars[j].Path })
-	f, err := os.CreateTemp(dir, ".tmp-"+checkpointPrefix)
+	var payload bytes.Buffer
+	if err := gob.NewEncoder(&payload).Encode(&ck); err != nil {
+		return fmt.Errorf("train: encoding checkpoint: %w", err)
+	}
+	sum := sha256.Sum256(payload.Bytes())
+	payload.WriteString(checksumMagic)
+	payload.Write(sum[:])
+	f, err := os.CreateTemp(dir, TempPrefix)
 	if err != nil {
 		return fmt.Errorf("train: checkpoint directory %s is not writable: %w", dir, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after the rename
-	if err := gob.NewEncoder(f).Encode(&ck); err != nil {
+	if _, err := wrapWriter(f).Write(payload.Bytes()); err != nil {
 		f.Close()
 		return fmt.Errorf("train: writing checkpoint: %w", err)
 	}
@@ -128,6 +152,26 @@ func (t *Trainer) Save() error {
 	return nil
 }
 
+// wrapWriter is the identity; tests replace it with a writer that fails part-way, as a
+// full disk does.
+var wrapWriter = func(w io.Writer) io.Writer { return w }
+
+// RemoveStaleTemp deletes the temporary files of checkpoints that were being written when
+// a run was killed (names starting with TempPrefix) from dir, and returns their paths. Call
+// it only while no other process writes to dir.
+func RemoveStaleTemp(dir string) ([]string, error) {
+	stale, err := filepath.Glob(filepath.Join(dir, TempPrefix+"*"))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil {
+			return nil, err
+		}
+	}
+	return stale, nil
+}
+
 // checkpoints lists the checkpoint files of dir, oldest first.
 func checkpoints(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -144,9 +188,12 @@ func checkpoints(dir string) ([]string, error) {
 	return out, nil
 }
 
-// Resume restores the latest checkpoint of Config.CheckpointDir and reports whether there
-// was one. A checkpoint of another model, task or seed, or an unreadable one, is an error
-// that names the file; nothing is changed then, on disk or in the Trainer.
+// Resume restores the latest intact checkpoint of Config.CheckpointDir and reports whether
+// there was one. A checkpoint that is corrupted (its checksum does not match, it is
+// truncated, or it does not decode) is passed over for the previous one and recorded in
+// Skipped; if none is intact, the error names every file. A checkpoint of another model,
+// task or seed is an error that names the file. Nothing is changed on disk, nor in the
+// Trainer when Resume fails.
 func (t *Trainer) Resume() (bool, error) {
 	if t.Config.CheckpointDir == "" {
 		return false, fmt.Errorf("train: Resume: Config.CheckpointDir is empty")
@@ -158,41 +205,82 @@ func (t *Trainer) Resume() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	path := all[len(all)-1]
-	f, err := os.Open(path)
+	var skipped []error
+	for i := len(all) - 1; i >= 0; i-- {
+		ck, err := readCheckpoint(all[i])
+		if err != nil {
+			skipped = append(skipped, err)
+			continue
+		}
+		if err := t.restore(all[i], ck); err != nil {
+			return false, err
+		}
+		t.Skipped = skipped
+		return true, nil
+	}
+	return false, fmt.Errorf("train: no intact checkpoint in %s: %w", t.Config.CheckpointDir, errors.Join(skipped...))
+}
+
+// readCheckpoint reads and decodes the checkpoint file at path, checking its checksum; the
+// error says the file is corrupted and names it.
+func readCheckpoint(path string) (*checkpoint, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return false, err
+		return nil, fmt.Errorf("train: checkpoint %s is unreadable: %w", path, err)
 	}
-	defer f.Close()
+	corrupted := func(why string, args ...any) error {
+		return fmt.Errorf("train: checkpoint %s is corrupted or not a checkpoint: %s", path, fmt.Sprintf(why, args...))
+	}
+	payload, checked := data, false
+	if n := len(data) - trailerSize; n >= 0 && string(data[n:n+len(checksumMagic)]) == checksumMagic {
+		payload = data[:n]
+		if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], data[n+len(checksumMagic):]) {
+			return nil, corrupted("SHA-256 checksum mismatch")
+		}
+		checked = true
+	}
 	var ck checkpoint
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-		return false, fmt.Errorf("train: checkpoint %s is corrupted or not a checkpoint: %v", path, err)
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&ck); err != nil {
+		return nil, corrupted("%v", err)
 	}
+	switch {
+	case ck.Version == legacyVersion:
+	case ck.Version == checkpointVersion && !checked:
+		return nil, corrupted("version %d without its checksum (truncated?)", ck.Version)
+	case ck.Version != checkpointVersion:
+		return nil, fmt.Errorf("train: checkpoint %s has version %d, want %d or %d", path, ck.Version, legacyVersion, checkpointVersion)
+	}
+	return &ck, nil
+}
+
+// restore checks that ck (read from path) is a checkpoint of this run and loads it.
+func (t *Trainer) restore(path string, ck *checkpoint) error {
 	modelID, taskID := t.identity()
 	switch {
-	case ck.Version != checkpointVersion:
-		return false, fmt.Errorf("train: checkpoint %s has version %d, want %d", path, ck.Version, checkpointVersion)
 	case ck.Model != modelID:
-		return false, fmt.Errorf("train: checkpoint %s is of model %s, this run is %s", path, ck.Model, modelID)
+		return fmt.Errorf("train: checkpoint %s is of model %s, this run is %s", path, ck.Model, modelID)
 	case ck.Task != taskID:
-		return false, fmt.Errorf("train: checkpoint %s is of task %s, this run is %s", path, ck.Task, taskID)
+		return fmt.Errorf("train: checkpoint %s is of task %s, this run is %s", path, ck.Task, taskID)
 	case ck.Seed != t.Config.Seed:
-		return false, fmt.Errorf("train: checkpoint %s has seed %d, this run %d", path, ck.Seed, t.Config.Seed)
+		return fmt.Errorf("train: checkpoint %s has seed %d, this run %d", path, ck.Seed, t.Config.Seed)
 	case ck.Step > t.Config.Steps:
-		return false, fmt.Errorf("train: checkpoint %s is at step %d, beyond Config.Steps = %d", path, ck.Step, t.Config.Steps)
+		return fmt.Errorf("train: checkpoint %s is at step %d, beyond Config.Steps = %d", path, ck.Step, t.Config.Steps)
 	}
 	// Check everything before changing anything.
 	values := make([]*tensors.Tensor, len(ck.Vars))
 	for i, sv := range ck.Vars {
 		v := t.Store.GetVariable(sv.Path)
 		if v == nil {
-			return false, fmt.Errorf("train: checkpoint %s has variable %s, which this run does not", path, sv.Path)
+			return fmt.Errorf("train: checkpoint %s has variable %s, which this run does not", path, sv.Path)
 		}
 		if fmt.Sprint(v.Shape().Dimensions) != fmt.Sprint(sv.Dims) {
-			return false, fmt.Errorf("train: checkpoint %s: variable %s has shape %v, this run %v", path, sv.Path, sv.Dims, v.Shape().Dimensions)
+			return fmt.Errorf("train: checkpoint %s: variable %s has shape %v, this run %v", path, sv.Path, sv.Dims, v.Shape().Dimensions)
 		}
 		if sv.DType != v.DType().String() {
-			return false, fmt.Errorf("train: checkpoint %s: variable %s is %s, this run's is %s", path, sv.Path, sv.DType, v.DType())
+			return fmt.Errorf("train: checkpoint %s: variable %s is %s, this run's is %s", path, sv.Path, sv.DType, v.DType())
+		}
+		if n := v.Shape().Size(); sv.len() != n {
+			return fmt.Errorf("train: checkpoint %s is corrupted: variable %s holds %d values, its shape %v %d", path, sv.Path, sv.len(), sv.Dims, n)
 		}
 		values[i] = sv.tensor()
 	}
@@ -200,5 +288,5 @@ func (t *Trainer) Resume() (bool, error) {
 		t.Store.GetVariable(sv.Path).MustSetValue(values[i])
 	}
 	t.Step, t.Log, t.LastCheckpoint = ck.Step, ck.Log, path
-	return true, nil
+	return nil
 }

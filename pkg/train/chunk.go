@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -206,15 +207,17 @@ type Result struct {
 
 // Forward returns the loss (and accuracy counts) of the cell on b without gradients.
 func (r *Runner) Forward(b *tasks.Batch) (*Result, error) {
-	return r.run(b, false)
+	return r.run(context.Background(), b, false)
 }
 
 // Gradients returns the loss on b and its gradient with respect to r.Vars.
 func (r *Runner) Gradients(b *tasks.Batch) (*Result, error) {
-	return r.run(b, true)
+	return r.run(context.Background(), b, true)
 }
 
-func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
+// run computes the loss, and the gradients if backward is set; it returns ctx.Err() at the
+// first chunk boundary after ctx is cancelled (Trainer.Run's interrupt).
+func (r *Runner) run(ctx context.Context, b *tasks.Batch, backward bool) (res *Result, err error) {
 	if err := b.Check(); err != nil {
 		return nil, err
 	}
@@ -251,6 +254,9 @@ func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
 		if k >= nFwd {
 			break
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		out, err := r.fwdExec.Call(h, x, y, m, norm)
 		if err != nil {
 			return nil, err
@@ -270,6 +276,9 @@ func (r *Runner) run(b *tasks.Batch, backward bool) (res *Result, err error) {
 		acc[i] = floatTensor(make([]float64, v.Shape().Size()), is64, v.Shape().Dimensions...)
 	}
 	for k := len(chunks) - 1; k >= 0; k-- {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		args := []any{res.Boundary[k], ins[k].x, ins[k].y, ins[k].m, norm, g}
 		for _, a := range acc {
 			args = append(args, a)

@@ -2,9 +2,12 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"syscall"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -23,7 +26,9 @@ type Config struct {
 	Chunk     int     // BPTT chunk length in time steps; 0: the whole sequence in one graph
 	Seed      uint64  // model initialisation, training batches and the evaluation batch derive from it
 	EvalEvery int     // evaluate on the held-out batch every EvalEvery steps; default max(1, Steps/50)
-	EvalBatch int     // sequences in the held-out batch; default 100
+	// EvalBatch is the number of sequences in the held-out batch; default 100, or fewer
+	// when 100 sequences of the task would exceed tasks.MaxElements (at least 1).
+	EvalBatch int
 	// CheckpointDir, if set, receives a checkpoint every CheckpointEvery steps (default 100),
 	// at the end, and when the run is interrupted; Resume continues from the latest one.
 	CheckpointDir   string
@@ -35,7 +40,10 @@ type Config struct {
 	ScaleHiddenGrad bool
 }
 
-func (c Config) withDefaults() (Config, error) {
+// WithDefaults returns c with each zero field replaced by its default (the Optimizer's
+// too; EvalBatch's depends on the task and is left to New), or an error naming the first
+// bad field and its accepted range.
+func (c Config) WithDefaults() (Config, error) {
 	if c.Steps < 1 {
 		return c, fmt.Errorf("train: Config.Steps = %d, want >= 1", c.Steps)
 	}
@@ -62,8 +70,33 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Chunk < 0 {
 		return c, fmt.Errorf("train: Config.Chunk = %d, want >= 0 (0 means the whole sequence)", c.Chunk)
 	}
-	_, err := c.Optimizer.withDefaults()
+	var err error
+	c.Optimizer, err = c.Optimizer.withDefaults()
 	return c, err
+}
+
+// withTaskDefaults sizes the default held-out batch for task, and checks that one training
+// batch and the held-out batch fit in tasks.MaxElements, so that a long task fails here with
+// an error naming Batch and its accepted range rather than later, in Sample.
+func (c Config) withTaskDefaults(task tasks.Task) (Config, error) {
+	perSeq := task.SeqLen() * task.NumInputs() // both <= 2^24 after Validate: no overflow
+	maxBatch := tasks.MaxElements / max(perSeq, 1)
+	if maxBatch < 1 {
+		return c, fmt.Errorf("train: one sequence of %s holds %d steps × %d inputs, more than tasks.MaxElements = %d",
+			task, task.SeqLen(), task.NumInputs(), tasks.MaxElements)
+	}
+	if c.EvalBatch == 0 {
+		c.EvalBatch = min(100, maxBatch)
+	}
+	if c.Batch > maxBatch {
+		return c, fmt.Errorf("train: Config.Batch = %d sequences of %s (%d steps × %d inputs each), want 1..%d (tasks.MaxElements = %d inputs per batch)",
+			c.Batch, task, task.SeqLen(), task.NumInputs(), maxBatch, tasks.MaxElements)
+	}
+	if c.EvalBatch > maxBatch {
+		return c, fmt.Errorf("train: Config.EvalBatch = %d sequences of %s, want 1..%d (tasks.MaxElements = %d inputs per batch)",
+			c.EvalBatch, task, maxBatch, tasks.MaxElements)
+	}
+	return c, nil
 }
 
 // Record is one line of a training log.
@@ -77,6 +110,11 @@ type Record struct {
 	Penalty      float64 // soft orthogonality penalty before its step; NaN when Config.Orthogonality is off
 }
 
+// StopSignals end a training run with a checkpoint of the last completed step (the CLI's
+// `train` and the notebooks' Train listen for them): Ctrl-C, and the signals of `timeout`,
+// `docker stop`, Slurm, a closing terminal or notebook kernel.
+var StopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 // Trainer trains one cell on one task.
 type Trainer struct {
 	Config Config
@@ -88,6 +126,9 @@ type Trainer struct {
 	Log    []Record // every step's record
 	// LastCheckpoint is the path of the latest checkpoint written or restored ("" if none).
 	LastCheckpoint string
+	// Skipped holds an error naming each corrupted checkpoint that Resume passed over for
+	// an older, intact one (nil if none).
+	Skipped []error
 
 	updater *updater
 	ortho   *orthoStep // nil when Config.Orthogonality is off
@@ -104,7 +145,7 @@ const (
 // New initialises cell from cfg.Seed and returns a Trainer for task. Use Resume to
 // continue from cfg.CheckpointDir instead of starting afresh.
 func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*Trainer, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +155,12 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	if s := cell.Sizes(); s.In != task.NumInputs() || s.Out != task.NumOutputs() {
 		return nil, fmt.Errorf("train: cell %T has %d inputs and %d outputs, task %s needs %d and %d",
 			cell, s.In, s.Out, task, task.NumInputs(), task.NumOutputs())
+	}
+	if cfg, err = cfg.withTaskDefaults(task); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(cell, task, cfg); err != nil {
+		return nil, err
 	}
 	store := model.NewStore()
 	if err := cell.Init(store.Scope(ModelScope), rand.New(rand.NewPCG(cfg.Seed, saltInit))); err != nil {
@@ -166,30 +213,45 @@ func (t *Trainer) EvaluateBatch(b *tasks.Batch) (loss, accuracy float64, err err
 }
 
 // Run trains until Config.Steps steps are done or ctx is cancelled, calling onRecord (if
-// not nil) after every step. On cancellation it writes a checkpoint (if CheckpointDir is
-// set) and returns ctx.Err(). A NaN or Inf loss or gradient stops the run with an error
-// naming the step, the model and the last good checkpoint; the variables are left as they
-// were before that step.
+// not nil) after every step. On cancellation it writes a checkpoint of the last completed
+// step (if CheckpointDir is set) and returns ctx.Err(); a step under way is abandoned at its
+// next chunk boundary, so a slow step is not waited out. A NaN or Inf loss or gradient
+// stops the run with an error naming the step, the model and the last good checkpoint; the
+// variables are left as they were before that step. A NaN or Inf held-out loss is a
+// divergence too: the step's record is logged, no checkpoint is written for it, and the
+// run stops with an error naming the last good checkpoint (one written before that step).
 func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 	start := time.Now()
 	var before float64
 	if n := len(t.Log); n > 0 {
 		before = t.Log[n-1].Seconds
 	}
+	interrupted := func(err error) error {
+		if t.Config.CheckpointDir != "" {
+			if cerr := t.Save(); cerr != nil {
+				return fmt.Errorf("%w (and the checkpoint failed: %v)", err, cerr)
+			}
+		}
+		return err
+	}
+	lastGood := func() string {
+		if t.LastCheckpoint == "" {
+			return "none"
+		}
+		return t.LastCheckpoint
+	}
 	for t.Step < t.Config.Steps {
 		if err := ctx.Err(); err != nil {
-			if t.Config.CheckpointDir != "" {
-				if cerr := t.Save(); cerr != nil {
-					return fmt.Errorf("%w (and the checkpoint failed: %v)", err, cerr)
-				}
-			}
-			return err
+			return interrupted(err)
 		}
 		b, err := t.Batch(t.Step)
 		if err != nil {
 			return err
 		}
-		res, err := t.Runner.Gradients(b)
+		res, err := t.Runner.run(ctx, b, true)
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return interrupted(err)
+		}
 		if err != nil {
 			return fmt.Errorf("train: step %d: %w", t.Step+1, err)
 		}
@@ -197,12 +259,8 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 			if bad == "" {
 				bad = fmt.Sprintf("loss = %g", res.Loss)
 			}
-			last := t.LastCheckpoint
-			if last == "" {
-				last = "none"
-			}
 			return fmt.Errorf("train: step %d of %T on %s: %s; stopped before updating the variables; last good checkpoint: %s",
-				t.Step+1, t.Cell, t.Task, bad, last)
+				t.Step+1, t.Cell, t.Task, bad, lastGood())
 		}
 		norm, err := t.updater.apply(res.Grads)
 		if err != nil {
@@ -216,7 +274,7 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		}
 		t.Step++
 		rec := Record{Step: t.Step, Loss: res.Loss, GradNorm: norm, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Penalty: penalty}
-		if t.Step%t.Config.EvalEvery == 0 || t.Step == t.Config.Steps {
+		if t.evaluated(t.Step) {
 			if rec.EvalLoss, rec.EvalAccuracy, err = t.Evaluate(); err != nil {
 				return err
 			}
@@ -226,6 +284,10 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		if onRecord != nil {
 			onRecord(rec)
 		}
+		if t.evaluated(rec.Step) && (math.IsNaN(rec.EvalLoss) || math.IsInf(rec.EvalLoss, 0)) {
+			return fmt.Errorf("train: step %d of %T on %s: held-out loss = %g: the run diverged; stopped without a checkpoint of this step; last good checkpoint: %s",
+				t.Step, t.Cell, t.Task, rec.EvalLoss, lastGood())
+		}
 		if t.Config.CheckpointDir != "" && (t.Step%t.Config.CheckpointEvery == 0 || t.Step == t.Config.Steps) {
 			if err := t.Save(); err != nil {
 				return err
@@ -234,6 +296,9 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 	}
 	return nil
 }
+
+// evaluated reports whether Run scores the held-out batch after step s.
+func (t *Trainer) evaluated(s int) bool { return s%t.Config.EvalEvery == 0 || s == t.Config.Steps }
 
 // nonFinite describes the first gradient holding a NaN or Inf, or returns "".
 func nonFinite(res *Result, r *Runner) string {
