@@ -28,6 +28,9 @@ import (
 
 var errUsage = errors.New("usage")
 
+// maxSeeds bounds -seeds (Henaff et al. report 8 per setting).
+const maxSeeds = 64
+
 // interrupted is the error of a run stopped by Signal; the process exits with 128 + its number.
 type interrupted struct{ Signal os.Signal }
 
@@ -146,6 +149,8 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	scaleHidden := fs.Bool("scale-hidden-grad", false, "divide the gradients with respect to the hidden states by T (Henaff et al. §4)")
 	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	seeds := fs.Int("seeds", 1, "replicas: train seeds s, s+1, … (s = -seed or the preset's) in -out/seed-<seed>, each a run of its own")
+	jobs := fs.Int("jobs", 1, "with -seeds: replicas trained at once (1: in turn)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -154,6 +159,18 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" {
 		return fmt.Errorf("train: -out DIR is required")
+	}
+	if *seeds < 1 || *seeds > maxSeeds {
+		return fmt.Errorf("train: -seeds %d, want 1..%d", *seeds, maxSeeds)
+	}
+	if *jobs < 1 || *jobs > *seeds {
+		return fmt.Errorf("train: -jobs %d, want 1..%d (the number of -seeds)", *jobs, *seeds)
+	}
+	if *seeds > 1 || (*resume && len(replicaDirs(*out)) > 0) {
+		if *seeds == 1 {
+			*seeds = len(replicaDirs(*out))
+		}
+		return trainSeeds(fs, *out, *seeds, *jobs, *resume, stdout, stderr)
 	}
 	var p experiments.Preset
 	recorded, err := readRunFile(*out)
