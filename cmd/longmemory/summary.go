@@ -37,13 +37,7 @@ func summary(args []string, stdout, stderr io.Writer) error {
 		if len(rows) == 0 {
 			return fmt.Errorf("summary: %s: the log is empty", dir)
 		}
-		final, best, acc := math.NaN(), math.Inf(1), math.NaN()
-		for _, r := range rows {
-			if !math.IsNaN(r.EvalLoss) {
-				final, acc = r.EvalLoss, r.EvalAccuracy
-				best = math.Min(best, r.EvalLoss)
-			}
-		}
+		final, best, acc := heldOut(rows)
 		accText := "–"
 		if !math.IsNaN(acc) {
 			accText = fmt.Sprintf("%.1f%%", 100*acc)
@@ -71,13 +65,7 @@ func summaryReplicas(stdout io.Writer, dir string, reps []string) error {
 		if len(rows) == 0 {
 			return fmt.Errorf("summary: %s: the log is empty", rep)
 		}
-		final, best, acc := math.NaN(), math.Inf(1), math.NaN()
-		for _, r := range rows {
-			if !math.IsNaN(r.EvalLoss) {
-				final, acc = r.EvalLoss, r.EvalAccuracy
-				best = math.Min(best, r.EvalLoss)
-			}
-		}
+		final, best, acc := heldOut(rows)
 		last := rows[len(rows)-1]
 		steps, secs = math.Min(steps, last.Step), math.Max(secs, last.Seconds)
 		finals, bests, accs = append(finals, final), append(bests, best), append(accs, acc)
@@ -107,4 +95,17 @@ func median(v []float64) float64 {
 	} else {
 		return (s[n/2-1] + s[n/2]) / 2
 	}
+}
+
+// heldOut returns a log's last held-out loss and accuracy and its best held-out loss (NaN,
+// +Inf and NaN if the held-out batch was never scored).
+func heldOut(rows []logRow) (final, best, acc float64) {
+	final, best, acc = math.NaN(), math.Inf(1), math.NaN()
+	for _, r := range rows {
+		if !math.IsNaN(r.EvalLoss) {
+			final, acc = r.EvalLoss, r.EvalAccuracy
+			best = math.Min(best, r.EvalLoss)
+		}
+	}
+	return final, best, acc
 }

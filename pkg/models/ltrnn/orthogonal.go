@@ -13,7 +13,7 @@ import (
 )
 
 // PenaltyPoints is m, the number of random unit vectors of the soft orthogonality
-// penalty in [1] §4.3 ("we set m = 50, which was the same as the minibatch size").
+// penalty in [1] §4.3 ("In our experiments we set m = 50, which was the same at [sic] the minibatch size").
 const PenaltyPoints = 50
 
 // Orthogonalize returns the orthogonal matrix nearest to the n×n matrix a (row-major) in
