@@ -35,11 +35,27 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	chart := plots.Chart{Title: *title, XLabel: "iteration", YLabel: "loss", LogY: *logy, Width: 720, Height: 400}
 	baseline := math.NaN()
 	for _, dir := range fs.Args() {
-		meta, rows, err := readRun(dir)
-		if err != nil {
-			return fmt.Errorf("plot: %w", err)
+		reps := replicaDirs(dir)
+		if len(reps) == 0 {
+			reps = []string{dir}
 		}
-		steps, loss := lossCurve(rows, *train)
+		// A multi-seed run (train -seeds) is drawn as the median over its replicas with the
+		// min–max band; a single run as its curve.
+		var xs []float64
+		var curves [][]float64
+		var meta runFile
+		for _, rep := range reps {
+			m, rows, err := readRun(rep)
+			if err != nil {
+				return fmt.Errorf("plot: %w", err)
+			}
+			meta = m
+			steps, loss := lossCurve(rows, *train)
+			if len(steps) > len(xs) {
+				xs = steps
+			}
+			curves = append(curves, loss)
+		}
 		if chart.Title == "" {
 			chart.Title = meta.Task
 		}
@@ -47,7 +63,11 @@ func plot(args []string, stdout, stderr io.Writer) error {
 			baseline = meta.Baseline
 		}
 		name := fmt.Sprintf("%s %d", meta.Preset.Model.Kind, meta.Preset.Model.Hidden)
-		chart.Series = append(chart.Series, plots.Series{Name: name, X: steps, Y: loss})
+		if len(curves) == 1 && len(replicaDirs(dir)) == 0 {
+			chart.Series = append(chart.Series, plots.Series{Name: name, X: xs, Y: curves[0]})
+			continue
+		}
+		chart.Series = append(chart.Series, plots.Band(fmt.Sprintf("%s, %d seeds", name, len(curves)), xs, curves, 0))
 	}
 	// Runs of the same model are told apart by their directory names.
 	names := map[string]int{}

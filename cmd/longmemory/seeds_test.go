@@ -74,6 +74,14 @@ func TestTrainSeeds(t *testing.T) {
 		!regexp.MustCompile(`\| 6 \| \d+ s \| \d\.\d{4} \[\d\.\d{4}–\d\.\d{4}\] \|`).MatchString(table) {
 		t.Errorf("summary of a multi-seed run: exit %d\n%s", code, table)
 	}
+	// plot: the median over the replicas with the min–max band.
+	svg := filepath.Join(t.TempDir(), "seeds.svg")
+	if code, out := cli("plot", "-o", svg, dir); code != 0 {
+		t.Fatalf("plot of a multi-seed run: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(svg); !strings.Contains(string(b), "tanh 6, 3 seeds") || !strings.Contains(string(b), "fill-opacity:0.2") {
+		t.Errorf("the plot of a multi-seed run has no band named for its seeds")
+	}
 	if m := median([]float64{3, math.NaN(), 1, 2, 10}); m != 2.5 {
 		t.Errorf("median(3, NaN, 1, 2, 10) = %v, want 2.5", m)
 	}

@@ -48,12 +48,42 @@ const (
 
 // Series is one line (or set of points) of a chart. NaN and ±Inf values (and, on a log
 // axis, values ≤ 0) are left out, breaking the line.
+//
+// Lo and Hi, when both are set, shade a band from Lo[i] to Hi[i] at X[i] beneath the line,
+// in the series' colour at 20% opacity (Band fills them with quantiles over replicated
+// runs). The band is cut at the data area like lines are, and is left out, breaking it,
+// where Lo[i] or Hi[i] is NaN (or missing: beyond the slice's end) or ±Inf on a linear axis.
+// On a log axis a Lo or Hi that is ≤ 0 (including -Inf) is not left out but drawn at the
+// bottom of the axis, so that a band whose lower quantile touches zero stays continuous.
+// The bands of all series lie beneath all lines, and the legend shows the line only. Lo and
+// Hi count as values of the series for the y range and for the ScaleAuto decision.
 type Series struct {
 	Name   string
 	X, Y   []float64 // X nil means 0, 1, 2, …
+	Lo, Hi []float64 // band beneath the line, same length as Y; nil: no band
 	Dashed bool
 	Color  string // "#rrggbb"; "" picks from Palette
 	Points bool   // draw markers instead of a line
+}
+
+// bandAlpha is the opacity of a series' band.
+const bandAlpha = 51 // 0.2
+
+// hasBand reports whether s shades a band.
+func (s Series) hasBand() bool { return s.Lo != nil && s.Hi != nil }
+
+// yValues calls f with each y value of s and its index: Y, then Lo and Hi of a band.
+func (s Series) yValues(f func(i int, y float64)) {
+	for i, y := range s.Y {
+		f(i, y)
+	}
+	if s.hasBand() {
+		for _, b := range [2][]float64{s.Lo, s.Hi} {
+			for i, y := range b {
+				f(i, y)
+			}
+		}
+	}
 }
 
 // Chart is a line or scatter chart. The zero value of each field means a documented default.
@@ -119,9 +149,9 @@ func (c Chart) color(i int) color.NRGBA {
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // LogScale reports whether the chart's y axis is log10: LogY or YScale force it; by default
-// (ScaleAuto) it is when the finite values in view (within YMin..YMax where set) are all
-// positive and the largest is more than 100 times the smallest. Complex-plane charts
-// (Equal or UnitCircle) stay linear unless forced.
+// (ScaleAuto) it is when the finite values in view (within YMin..YMax where set), bands'
+// Lo and Hi included, are all positive and the largest is more than 100 times the
+// smallest. Complex-plane charts (Equal or UnitCircle) stay linear unless forced.
 func (c Chart) LogScale() bool {
 	switch {
 	case c.LogY || c.YScale == ScaleLog:
@@ -132,18 +162,19 @@ func (c Chart) LogScale() bool {
 		return false
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
+	nonPositive := false
 	for _, s := range c.Series {
-		for _, y := range s.Y {
+		s.yValues(func(_ int, y float64) {
 			if !finite(y) || (c.YMin != nil && y < *c.YMin) || (c.YMax != nil && y > *c.YMax) {
-				continue
+				return
 			}
 			if y <= 0 {
-				return false
+				nonPositive = true
 			}
 			lo, hi = min(lo, y), max(hi, y)
-		}
+		})
 	}
-	return hi > 100*lo
+	return !nonPositive && hi > 100*lo
 }
 
 // chartPlan is a chart laid out: the gonum plot (axes, title, series), the axis ranges (y in
@@ -177,14 +208,14 @@ func (c Chart) plan() *chartPlan {
 	// Data range.
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
-		for i, yv := range s.Y {
+		s.yValues(func(i int, yv float64) {
 			y, ok := pl.ty(yv)
 			x := s.x(i)
 			if !ok || !finite(x) {
-				continue
+				return
 			}
 			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
-		}
+		})
 	}
 	if c.UnitCircle {
 		x0, x1, y0, y1 = min(x0, -1.1), max(x1, 1.1), min(y0, -1.1), max(y1, 1.1)
@@ -272,6 +303,7 @@ func (c Chart) plan() *chartPlan {
 	pl.p = p
 	pl.setAxes()
 	p.Add(gridPlot{pl})
+	p.Add(bandPlot{pl, c})
 	if c.UnitCircle {
 		n := 128
 		xs, ys := make([]float64, n+1), make([]float64, n+1)
@@ -503,6 +535,128 @@ func (sp seriesPlot) Plot(dc draw.Canvas, _ *plot.Plot) {
 		}
 		if len(lines) > 0 {
 			dc.StrokeLines(ls, lines...)
+		}
+	}
+}
+
+// bandPolygons returns the visible parts of s's band in the unit square: for each run of
+// consecutive points where the band can be drawn, the polygon along Hi forward and Lo back,
+// cut at the square (Sutherland–Hodgman). Runs of far more points than the data area has
+// pixel columns are thinned as lines are. A run of one point has no area and is left out.
+func (pl *chartPlan) bandPolygons(s Series, columns int) [][][2]float64 {
+	if !s.hasBand() {
+		return nil
+	}
+	// bv maps a band edge to the unit square's v; on a log axis values ≤ 0 go to the bottom.
+	bv := func(y float64) (float64, bool) {
+		if pl.logY && y <= 0 {
+			return 0, true
+		}
+		ty, ok := pl.ty(y)
+		if !ok {
+			return 0, false
+		}
+		v := (ty - pl.y0) / (pl.y1 - pl.y0)
+		return v, finite(v)
+	}
+	var polys [][][2]float64
+	var upper, lower [][2]float64
+	flush := func() {
+		if len(upper) > 1 {
+			upper, lower = decimate(upper, columns), decimate(lower, columns)
+			ring := make([][2]float64, 0, len(upper)+len(lower))
+			ring = append(ring, upper...)
+			for k := len(lower) - 1; k >= 0; k-- {
+				ring = append(ring, lower[k])
+			}
+			if ring = clipPolygon(ring, [2]float64{0, 0}, [2]float64{1, 1}); len(ring) > 2 {
+				polys = append(polys, ring)
+			}
+		}
+		upper, lower = nil, nil
+	}
+	for i := range min(len(s.Lo), len(s.Hi)) {
+		u := (s.x(i) - pl.x0) / (pl.x1 - pl.x0)
+		lo, okLo := bv(s.Lo[i])
+		hi, okHi := bv(s.Hi[i])
+		if !okLo || !okHi || !finite(u) {
+			flush()
+			continue
+		}
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		upper, lower = append(upper, [2]float64{u, hi}), append(lower, [2]float64{u, lo})
+	}
+	flush()
+	return polys
+}
+
+// clipPolygon cuts the polygon poly at the box [lo, hi] (Sutherland–Hodgman; the box is
+// convex, so any polygon is cut right, at worst with edges of no area along the box).
+func clipPolygon(poly [][2]float64, lo, hi [2]float64) [][2]float64 {
+	for k := range 2 {
+		for side := range 2 {
+			edge := lo[k]
+			inside := func(p [2]float64) bool { return p[k] >= edge }
+			if side == 1 {
+				edge = hi[k]
+				inside = func(p [2]float64) bool { return p[k] <= edge }
+			}
+			cross := func(a, b [2]float64) [2]float64 {
+				t := (edge - a[k]) / (b[k] - a[k])
+				p := [2]float64{a[0] + t*(b[0]-a[0]), a[1] + t*(b[1]-a[1])}
+				p[k] = edge
+				return p
+			}
+			var out [][2]float64
+			for i, cur := range poly {
+				prev := poly[(i+len(poly)-1)%len(poly)]
+				switch in, prevIn := inside(cur), inside(prev); {
+				case in && !prevIn:
+					out = append(out, cross(prev, cur), cur)
+				case in:
+					out = append(out, cur)
+				case prevIn:
+					out = append(out, cross(prev, cur))
+				}
+			}
+			if poly = out; len(poly) == 0 {
+				return nil
+			}
+		}
+	}
+	return poly
+}
+
+// bandPlot fills the bands of a chart's series, beneath all lines.
+type bandPlot struct {
+	pl *chartPlan
+	c  Chart
+}
+
+func (bp bandPlot) Plot(dc draw.Canvas, _ *plot.Plot) {
+	W, H := float64(dc.Max.X-dc.Min.X), float64(dc.Max.Y-dc.Min.Y)
+	for i, s := range bp.c.Series {
+		polys := bp.pl.bandPolygons(s, int(W))
+		if len(polys) == 0 {
+			continue
+		}
+		col := bp.c.color(i)
+		col.A = bandAlpha
+		dc.SetColor(col)
+		for _, poly := range polys { // one fill each: overlapping runs (X not sorted) leave no hole
+			var path vg.Path
+			for k, q := range poly {
+				p := vg.Point{X: dc.Min.X + vg.Length(q[0]*W), Y: dc.Min.Y + vg.Length(q[1]*H)}
+				if k == 0 {
+					path.Move(p)
+				} else {
+					path.Line(p)
+				}
+			}
+			path.Close()
+			dc.Fill(path)
 		}
 	}
 }

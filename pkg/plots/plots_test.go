@@ -303,6 +303,7 @@ func TestDeterministic(t *testing.T) {
 	figs := []Figure{
 		Chart{Title: "t", LogY: true, Series: []Series{{Name: "a", Y: []float64{1, 10, 100}}, {Name: "b", Y: []float64{3, 2, 1}, Dashed: true}}},
 		Chart{Equal: true, UnitCircle: true, Series: []Series{{Name: "p", X: []float64{0.3}, Y: []float64{-0.2}, Points: true}}},
+		Chart{Title: "band", Series: []Series{Band("seeds", []float64{0, 1, 2, 3}, [][]float64{{1, 3, 2, 5}, {2, math.NaN(), 1, 4}, {4, 2, 3, 8}}, 0.25)}},
 		Heatmap{Title: "h", Values: [][]float64{{0, 1}, {2, math.NaN()}}, Annotate: true},
 		Heatmap{Values: [][]float64{make([]float64, 5000)}, CellW: 1},
 	}
