@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
@@ -18,7 +20,8 @@ import (
 const saltTest = 0x74657374 // "test"
 
 // evalCmd scores a run's latest checkpoint: on the first -n images of the test set for the
-// pixel-MNIST tasks (the papers' test accuracy), on -n fresh sequences for the others.
+// pixel-MNIST tasks (the papers' test accuracy), on -n fresh sequences for the others. For a
+// multi-seed run (train -seeds) it scores every replica and gives the median and range.
 func evalCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -39,33 +42,89 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("eval: -n = %d and -batch = %d, want both >= 1", *n, *batch)
 	}
 	dir := fs.Arg(0)
+	reps := replicaDirs(dir)
+	if len(reps) == 0 {
+		sc, err := evalRun(dir, *n, *batch, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, sc)
+		return sc.diverged()
+	}
+	// A multi-seed run: every replica, then the median and range over them.
+	var losses, accs []float64
+	var errs []error
+	for _, rep := range reps {
+		sc, err := evalRun(rep, *n, *batch, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", filepath.Base(rep), sc)
+		losses, accs = append(losses, sc.loss), append(accs, sc.acc)
+		if err := sc.diverged(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	fmt.Fprintf(stdout, "%d seeds: loss median %.4f [%.4f–%.4f]", len(reps), median(losses), slices.Min(losses), slices.Max(losses))
+	if a := median(accs); !math.IsNaN(a) {
+		fmt.Fprintf(stdout, ", accuracy median %.2f%% [%.2f–%.2f%%]", 100*a, 100*slices.Min(accs), 100*slices.Max(accs))
+	}
+	fmt.Fprintln(stdout)
+	return errors.Join(errs...)
+}
+
+// score is the test-set loss (and accuracy) of a run's latest checkpoint.
+type score struct {
+	name, what, checkpoint string
+	step, n                int
+	loss, acc, baseline    float64
+}
+
+func (s score) String() string {
+	text := fmt.Sprintf("%s at step %d, %d %s: loss %.4f (baseline %.4f)", s.name, s.step, s.n, s.what, s.loss, s.baseline)
+	if !math.IsNaN(s.acc) {
+		text += fmt.Sprintf(", accuracy %.2f%%", 100*s.acc)
+	}
+	return text
+}
+
+// diverged is an error if the loss is NaN or infinite.
+func (s score) diverged() error {
+	if math.IsNaN(s.loss) || math.IsInf(s.loss, 0) {
+		return fmt.Errorf("eval: the loss of %s is %g: the model diverged", s.checkpoint, s.loss)
+	}
+	return nil
+}
+
+// evalRun scores the latest checkpoint of the run in dir on n test examples, batch at a time.
+func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
 	meta, err := readRunFile(dir)
 	if err != nil {
-		return fmt.Errorf("eval: %w", err)
+		return score{}, fmt.Errorf("eval: %w", err)
 	}
 	p := meta.Preset
 	p.Train.CheckpointDir = filepath.Join(dir, "checkpoints")
 	cell, task, err := p.Build()
 	if err != nil {
-		return err
+		return score{}, err
 	}
 	b, err := backend.New()
 	if err != nil {
-		return err
+		return score{}, err
 	}
 	tr, err := train.New(b, cell, task, p.Train)
 	if err != nil {
-		return err
+		return score{}, err
 	}
 	ok, err := tr.Resume()
 	for _, skipped := range tr.Skipped {
 		fmt.Fprintf(stderr, "longmemory: %v; scoring an older checkpoint\n", skipped)
 	}
 	if err != nil {
-		return err
+		return score{}, err
 	}
 	if !ok {
-		return fmt.Errorf("eval: no checkpoint in %s", p.Train.CheckpointDir)
+		return score{}, fmt.Errorf("eval: no checkpoint in %s", p.Train.CheckpointDir)
 	}
 	// The test batches: the test split of pixel MNIST, fresh draws otherwise.
 	rng := rand.New(rand.NewPCG(p.Train.Seed, saltTest))
@@ -75,36 +134,28 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		pm.Train = false
 		ds, err := pm.Load()
 		if err != nil {
-			return err
+			return score{}, err
 		}
-		if *n > ds.N {
-			return fmt.Errorf("eval: -n = %d, want 1..%d (the test set's size)", *n, ds.N)
+		if n > ds.N {
+			return score{}, fmt.Errorf("eval: -n = %d, want 1..%d (the test set's size)", n, ds.N)
 		}
 		next = pm.Examples
 		what = "test images"
 	}
 	var lossSum, accSum float64
-	for start := 0; start < *n; start += *batch {
-		size := min(*batch, *n-start)
+	for start := 0; start < n; start += batch {
+		size := min(batch, n-start)
 		bt, err := next(start, size)
 		if err != nil {
-			return err
+			return score{}, err
 		}
 		loss, acc, err := tr.EvaluateBatch(bt)
 		if err != nil {
-			return err
+			return score{}, err
 		}
 		lossSum += loss * float64(size)
 		accSum += acc * float64(size)
 	}
-	loss := lossSum / float64(*n)
-	fmt.Fprintf(stdout, "%s at step %d, %d %s: loss %.4f (baseline %.4f)", p.Name, tr.Step, *n, what, loss, task.Baseline())
-	if acc := accSum / float64(*n); !math.IsNaN(acc) {
-		fmt.Fprintf(stdout, ", accuracy %.2f%%", 100*acc)
-	}
-	fmt.Fprintln(stdout)
-	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return fmt.Errorf("eval: the loss of %s is %g: the model diverged", tr.LastCheckpoint, loss)
-	}
-	return nil
+	return score{name: p.Name, what: what, checkpoint: tr.LastCheckpoint, step: tr.Step, n: n,
+		loss: lossSum / float64(n), acc: accSum / float64(n), baseline: task.Baseline()}, nil
 }

@@ -74,6 +74,11 @@ func TestTrainSeeds(t *testing.T) {
 		!regexp.MustCompile(`\| 6 \| \d+ s \| \d\.\d{4} \[\d\.\d{4}–\d\.\d{4}\] \|`).MatchString(table) {
 		t.Errorf("summary of a multi-seed run: exit %d\n%s", code, table)
 	}
+	// eval: every replica, then the median and range.
+	if code, out := cli("eval", "-n", "5", dir); code != 0 || !strings.Contains(out, "seed-9: ") ||
+		!regexp.MustCompile(`3 seeds: loss median \d\.\d{4} \[\d\.\d{4}–\d\.\d{4}\], accuracy median`).MatchString(out) {
+		t.Errorf("eval of a multi-seed run: exit %d\n%s", code, out)
+	}
 	// plot: the median over the replicas with the min–max band.
 	svg := filepath.Join(t.TempDir(), "seeds.svg")
 	if code, out := cli("plot", "-o", svg, dir); code != 0 {

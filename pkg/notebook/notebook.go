@@ -301,3 +301,49 @@ func Summary(runs ...*Run) string {
 	}
 	return b.String()
 }
+
+// TrainSeeds trains n replicas of p, with seeds p.Train.Seed, p.Train.Seed+1, …, one after
+// the other (see Train: each has checkpoints of its own and resumes on a re-run). Henaff et
+// al. report 8 seeds per setting; SeedsChart draws the replicas as a median with a band.
+func TrainSeeds(p experiments.Preset, n int) ([]*Run, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("notebook: TrainSeeds: n = %d, want >= 1", n)
+	}
+	var runs []*Run
+	for r := range n {
+		q := p
+		q.Train.Seed = p.Train.Seed + uint64(r)
+		run, err := Train(q)
+		if err != nil {
+			return runs, fmt.Errorf("%s, seed %d: %w", p.Name, q.Train.Seed, err)
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+// SeedsChart draws each group of replicas (TrainSeeds) as the median of its held-out loss
+// with the min–max band over the replicas, and the memoryless baseline dashed.
+func SeedsChart(title string, baseline float64, groups ...[]*Run) plots.Chart {
+	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "held-out loss", Width: 720, Height: 380}
+	last := 1.0
+	for _, g := range groups {
+		var xs []float64
+		var curves [][]float64
+		for _, r := range g {
+			one := LossChart("", baseline, false, r).Series[0]
+			if len(one.X) > len(xs) {
+				xs = one.X
+			}
+			curves = append(curves, one.Y)
+		}
+		if len(xs) > 0 {
+			last = math.Max(last, xs[len(xs)-1])
+		}
+		if len(g) > 0 {
+			c.Series = append(c.Series, plots.Band(fmt.Sprintf("%s, %d seeds", g[0].Name, len(g)), xs, curves, 0))
+		}
+	}
+	c.Series = append(c.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
+	return c
+}

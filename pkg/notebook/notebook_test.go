@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,5 +222,47 @@ func TestTrainKeepsUnreadableCheckpoints(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(aside[0], "ckpt-000000001.gob")); err != nil || !bytes.Equal(got, junk) {
 		t.Errorf("the unreadable checkpoint was not kept: %q, %v", got, err)
+	}
+}
+
+// TestTrainSeeds checks that replicas get consecutive seeds and checkpoints of their own, and
+// that SeedsChart draws their median with the min–max band.
+func TestTrainSeeds(t *testing.T) {
+	t.Setenv(QuickEnv, "")
+	t.Setenv("LONGMEMORY_ROOT", t.TempDir())
+	p := experiments.Preset{Name: "test/seeds", Model: experiments.Model{Kind: "tanh", Hidden: 4},
+		Task:  experiments.Task{Kind: "adding", T: 5},
+		Train: train.Config{Steps: 2, Batch: 3, EvalEvery: 1, EvalBatch: 5, CheckpointEvery: 1, Seed: 5}}
+	runs, err := TrainSeeds(p, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for i, r := range runs {
+		if r.Trainer.Config.Seed != 5+uint64(i) {
+			t.Errorf("replica %d: seed %d, want %d", i, r.Trainer.Config.Seed, 5+i)
+		}
+		dirs[r.Trainer.Config.CheckpointDir] = true
+	}
+	if len(dirs) != 3 {
+		t.Errorf("replicas share checkpoint directories: %v", dirs)
+	}
+	c := SeedsChart("t", runs[0].Baseline, runs)
+	s := c.Series[0]
+	if len(c.Series) != 2 || s.Name != "tanh 4, 3 seeds" || len(s.Y) != 2 || len(s.Lo) != 2 {
+		t.Fatalf("SeedsChart: %+v", c.Series)
+	}
+	for i := range s.Y {
+		var vals []float64
+		for _, r := range runs {
+			vals = append(vals, r.Trainer.Log[i].EvalLoss)
+		}
+		slices.Sort(vals)
+		if s.Y[i] != vals[1] || s.Lo[i] != vals[0] || s.Hi[i] != vals[2] {
+			t.Errorf("step %d: median %v [%v, %v], want %v", i+1, s.Y[i], s.Lo[i], s.Hi[i], vals)
+		}
+	}
+	if _, err := TrainSeeds(p, 0); err == nil || !strings.Contains(err.Error(), "n = 0") {
+		t.Errorf("TrainSeeds(p, 0): %v", err)
 	}
 }
