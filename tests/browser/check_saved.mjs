@@ -228,6 +228,10 @@ try {
       const cells = await page.evaluate(describeAreas, ["#notebook-container > .cell", ".output_wrapper .output > .output_area"]);
       ui = checkPage(name, "UI", nb, cells, true);
       await page.addStyleTag({ content: unclip });
+      // The screenshot shows the page as a reader sees it: with the Markdown's math typeset.
+      await page.waitForFunction(() => !window.MathJax?.Hub || (window.MathJax.Hub.queue.pending === 0 && !window.MathJax.Hub.queue.running),
+        null, { timeout: 60000 }).catch(() => {});
+      await page.waitForTimeout(300);
       await page.screenshot({ path: path.join(outDir, base + ".png"), fullPage: true });
       await stopKernel(name);
 
