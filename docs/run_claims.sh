@@ -31,6 +31,14 @@ claim henaff-copy-T100-lt-irnn -preset henaff/copy-T500/lt-irnn-80 -T 100 -steps
 claim arjovsky-copy-T100-urnn -preset arjovsky/copy-T100/urnn-128         -steps 500 -eval-every 25
 claim arjovsky-copy-T100-lstm -preset arjovsky/copy-T100/lstm-peephole-40 -steps 500 -eval-every 25
 claim arjovsky-copy-T100-tanh -preset arjovsky/copy-T100/tanh-80          -steps 500 -eval-every 25
+# Henaff adding, the LT-IRNN (not reproduced at the presets' settings): what else could differ
+# (docs/SETTINGS.md lists the candidates). Learning rate, the paper's "m = 50" batch, no 1/T
+# scaling, and whether it only needs more steps.
+claim henaff-adding-T100-lt-irnn-lr1e-3    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -lr 1e-3
+claim henaff-adding-T100-lt-irnn-lr1e-5    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -lr 1e-5
+claim henaff-adding-T100-lt-irnn-batch50   -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -batch 50
+claim henaff-adding-T100-lt-irnn-unscaled  -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -scale-hidden-grad=false
+claim henaff-adding-T100-lt-irnn-3000steps -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 3000 -eval-every 100
 
 # Figures (median and min–max band over the 8 seeds) and the runs table.
 fig() { # figure name, title, run names
@@ -40,4 +48,6 @@ fig() { # figure name, title, run names
 fig seeds-henaff-adding-T100 "adding, T = 100, 8 seeds (Henaff Fig. 3)" henaff-adding-T100-lt-irnn henaff-adding-T100-lt-ornn
 fig seeds-henaff-copy-T100   "copy, T = 100, 8 seeds (Henaff Fig. 2)"   henaff-copy-T100-lt-ornn henaff-copy-T100-lt-irnn
 fig seeds-arjovsky-copy-T100 "copy, T = 100, 8 seeds (Arjovsky Fig. 1)" arjovsky-copy-T100-urnn arjovsky-copy-T100-lstm arjovsky-copy-T100-tanh
+fig seeds-henaff-adding-T100-lt-irnn-variants "adding, T = 100, LT-IRNN 128, 8 seeds: variants" henaff-adding-T100-lt-irnn \
+	henaff-adding-T100-lt-irnn-lr1e-3 henaff-adding-T100-lt-irnn-lr1e-5 henaff-adding-T100-lt-irnn-batch50 henaff-adding-T100-lt-irnn-unscaled
 ./bin/longmemory summary $(ls -d "$out"/*/ | sed 's|/$||')

@@ -7,6 +7,7 @@
 //	longmemory plot -o fig.png DIR1 DIR2 …        loss against iteration, baseline dashed (.png or .svg)
 //	longmemory eval [-n 10000] DIR                 test-set loss and accuracy of DIR's checkpoint
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
+//	longmemory verdict [-runs DIR] CLAIMS.tsv        the papers' claims against the runs: reproduced or not
 //
 // `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
 // evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C, SIGTERM or
@@ -32,6 +33,7 @@ commands:
   plot    plot training logs as a PNG or SVG figure (longmemory plot -h)
   eval    score a run's latest checkpoint on the test set (longmemory eval -h)
   summary one Markdown table row per run: steps, wall time, held-out loss, baseline
+  verdict the papers' claims (a tab-separated file) against their runs: reproduced, not reproduced or open
 `
 
 // run executes one command and returns the process exit code.
@@ -52,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = evalCmd(args[1:], stdout, stderr)
 	case "summary":
 		err = summary(args[1:], stdout, stderr)
+	case "verdict":
+		err = verdictCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeRun writes a run directory by hand: run.json with the baseline, log.csv with the
+// held-out losses at steps 1, 2, ….
+func writeRun(t *testing.T, dir string, baseline float64, losses ...float64) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := fmt.Sprintf(`{"Preset": {"Name": "p", "Model": {"Kind": "tanh", "Hidden": 4}}, "Task": "Copy(T=5)", "Baseline": %g}`, baseline)
+	log := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n"
+	for i, l := range losses {
+		log += fmt.Sprintf("%d,1,1,%g,NaN,%d\n", i+1, l, i+1)
+	}
+	for name, text := range map[string]string{"run.json": meta, "log.csv": log} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	runs := t.TempDir()
+	for s, l := range []float64{0.01, 0.02, 0.5} { // median 0.02: solved
+		writeRun(t, filepath.Join(runs, "solver", fmt.Sprintf("seed-%d", s)), 1, 1, 0.5, 0.1, l)
+	}
+	writeRun(t, filepath.Join(runs, "flat"), 1, 1.1, 1.0, 1.0, 1.0) // at the baseline, not falling
+	writeRun(t, filepath.Join(runs, "falling"), 1, 3, 2, 1.6, 1.2)  // above the baseline, still falling
+	writeRun(t, filepath.Join(runs, "below"), 1, 1, 0.9, 0.8, 0.7)  // below the baseline, not solved
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	text := "# statement\tlearn\tfail\tcriterion\n" +
+		"A solves, B does not\tsolver\tflat\tsolved\n" +
+		"B learns\tflat\t\tbaseline\n" +
+		"C learns\tfalling\t\tbaseline\n" +
+		"D does not learn\t\tbelow\tbaseline\n"
+	if err := os.WriteFile(claims, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := cli("verdict", "-runs", runs, claims)
+	if code != 0 {
+		t.Fatalf("verdict: exit %d\n%s", code, out)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != 6 {
+		t.Fatalf("%d lines, want a header, a rule and 4 rows:\n%s", len(rows), out)
+	}
+	for i, want := range []string{
+		"solver **0.0200** [0.0100–0.5000] (learns; baseline 1.0000); flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **reproduced**",
+		"flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths",
+		"(still falling; baseline 1.0000) | **open**",
+		"below **0.7000** [0.7000–0.7000] (learns; baseline 1.0000) | **not reproduced**",
+	} {
+		if !strings.Contains(rows[i+2], want) {
+			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
+		}
+	}
+	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 4 s") {
+		t.Errorf("row 1 does not say the runs: %q", rows[2])
+	}
+	bad := filepath.Join(t.TempDir(), "bad.tsv")
+	os.WriteFile(bad, []byte("x\tsolver\t\tbest\n"), 0o644)
+	if code, out := cli("verdict", "-runs", runs, bad); code != 1 || !strings.Contains(out, `criterion "best", want baseline or solved`) {
+		t.Errorf("a bad criterion: exit %d, %q", code, out)
+	}
+}
