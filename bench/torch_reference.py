@@ -10,7 +10,8 @@ configuration:
 
 step_ms is the median of --steps timed steps after --warmup untimed ones.
 
-Models (model:hidden:task:T, e.g. urnn:128:copy:100):
+Models (model:hidden:task:T, e.g. urnn:128:copy:100; the names are pkg/experiments' model kinds,
+which cmd/bench passes through):
   urnn        Arjovsky et al. 2016's uRNN, h_t = modReLU(W h_{t-1} + V x_t) with
               W = D3 R2 F^-1 D2 Pi R1 F D1 applied factor by factor at every time step
               (torch complex64 state, FFTs by torch.fft).
@@ -18,10 +19,11 @@ Models (model:hidden:task:T, e.g. urnn:128:copy:100):
               as a dense 2n x 2n real matrix (the factors applied to the identity), then one
               matmul per time step on the state as real pairs [Re h | Im h].
   lstm        torch.nn.LSTM (no peepholes), learned initial state, linear readout.
-  rnn         torch.nn.RNN with tanh, learned initial state, linear readout.
-  ltrnn       Henaff et al. 2016's LT-RNN, h_t = clip(V h_{t-1} + relu(U x_t + b)), y_t = W h_t,
-              V random orthogonal, activation clipping at norm 1000 (--ltrnn-act tanh|linear
-              for the other input nonlinearities).
+  tanh        torch.nn.RNN with tanh, learned initial state, linear readout.
+  lt-ornn     Henaff et al. 2016's LT-RNN, h_t = clip(V h_{t-1} + act(U x_t + b)), y_t = W h_t,
+              V random orthogonal, activation clipping at norm 1000; act as pkg/experiments
+              builds it: relu on adding (real inputs), none on copy (--ltrnn-act to force
+              relu, tanh or linear).
 
 Tasks, batch 20, as pkg/tasks: copy (length T + 20: 10 symbols from 1..8, T - 1 blanks, the
 marker 9, 10 blanks; inputs one-hot over 10 classes; targets 9 classes; cross-entropy averaged
@@ -173,14 +175,17 @@ class LTRNN(nn.Module):
         return self.out(torch.stack(hs, 1))
 
 
+MODELS = ("urnn", "urnn-dense", "lstm", "tanh", "lt-ornn")
+
+
 def make_model(name, n_in, n, n_out, ltrnn_act):
     if name in ("urnn", "urnn-dense"):
         return URNN(n_in, n, n_out, dense=name == "urnn-dense")
-    if name in ("lstm", "rnn"):
+    if name in ("lstm", "tanh"):
         return TorchRNN(n_in, n, n_out, lstm=name == "lstm")
-    if name == "ltrnn":
+    if name == "lt-ornn":
         return LTRNN(n_in, n, n_out, ltrnn_act)
-    raise ValueError(f"model {name!r}, want urnn, urnn-dense, lstm, rnn or ltrnn")
+    raise ValueError(f"model {name!r}, want one of {', '.join(MODELS)}")
 
 
 # ---------------------------------------------------------------- tasks, optimiser, timing
@@ -227,6 +232,8 @@ class RMSProp:
 
 
 def loss_and_model(model_name, n, task, T, ltrnn_act):
+    if ltrnn_act == "auto":  # as pkg/experiments: relu on real-valued inputs, none on one-hot ones
+        ltrnn_act = "relu" if task == "adding" else "linear"
     if task == "copy":
         model = make_model(model_name, COPY_CLASSES_IN, n, COPY_CLASSES_OUT, ltrnn_act)
 
@@ -273,13 +280,14 @@ def check_urnn(n, T):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="urnn:128:copy:100,urnn-dense:128:copy:100,lstm:40:copy:100,"
-                    "rnn:80:copy:100,ltrnn:80:copy:100",
-                    help="comma-separated model:hidden:task:T (model urnn|urnn-dense|lstm|rnn|ltrnn, task copy|adding)")
+                    "tanh:80:copy:100,lt-ornn:80:copy:100",
+                    help=f"comma-separated model:hidden:task:T (model {'|'.join(MODELS)}, task copy|adding)")
     ap.add_argument("--steps", type=int, default=5, help="timed steps per configuration")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps before the timed ones")
     ap.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--ltrnn-act", default="relu", choices=["relu", "tanh", "linear"])
+    ap.add_argument("--ltrnn-act", default="auto", choices=["auto", "relu", "tanh", "linear"],
+                    help="the LT-RNN's input nonlinearity (auto: relu on adding, linear on copy)")
     ap.add_argument("--check", action="store_true",
                     help="print to stderr how far apart the two uRNN formulations' outputs are, then time")
     a = ap.parse_args()

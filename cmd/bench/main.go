@@ -6,8 +6,11 @@
 // per training step ("torch W ms"); the uRNN's ratio is to the faster of the two.
 //
 // Each configuration runs in its own process, so that its peak resident memory (VmHWM) is
-// its own. A training step is: forward over the whole sequence, backward (chunked BPTT),
-// RMSProp update, batch 20, as in the PyTorch reference.
+// its own. A configuration is model:hidden:task:T with the model kinds of pkg/experiments
+// (experiments.Kinds), built as the presets build them (Preset.Build; an LT-RNN has σ = ReLU
+// on adding, none on copy); the PyTorch reference takes the same names and has urnn, lstm,
+// tanh and lt-ornn. A training step is: forward over the whole sequence, backward (chunked
+// BPTT), RMSProp update (pkg/train's defaults: no clipping), batch 20, as in the reference.
 //
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk 128] [-json build/bench.json]
 package main
@@ -19,6 +22,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,22 +33,24 @@ import (
 	"time"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
-	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
-	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
-	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
-	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
-	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // DefaultConfigs are the configurations of issue "Performance": the papers' copy models at
-// T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750. Names follow
-// bench/torch_reference.py.
+// T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750. The LSTM is "lstm"
+// (torch.nn.LSTM's, no peephole) rather than the presets' "lstm-peephole", to match the
+// reference.
 const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
 	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
-	"rnn:80:copy:100,rnn:80:copy:500,rnn:80:copy:2000," +
-	"ltrnn:80:copy:100,ltrnn:80:copy:500,ltrnn:80:copy:2000," +
+	"tanh:80:copy:100,tanh:80:copy:500,tanh:80:copy:2000," +
+	"lt-ornn:80:copy:100,lt-ornn:80:copy:500,lt-ornn:80:copy:2000," +
 	"urnn:512:adding:750"
+
+// torchModels names, for each model kind the PyTorch reference has, the reference's models
+// that time it: the uRNN twice, "urnn-dense" with W materialised once per step. The one place
+// where our names meet the script's (which takes ours).
+var torchModels = map[string][]string{"urnn": {"urnn", "urnn-dense"}, "lstm": {"lstm"}, "tanh": {"tanh"}, "lt-ornn": {"lt-ornn"}}
 
 // Result is one configuration's measurement (one JSON object of the output file).
 type Result struct {
@@ -66,7 +72,8 @@ type Result struct {
 }
 
 func main() {
-	configs := flag.String("configs", DefaultConfigs, "comma-separated model:hidden:task:T, model in urnn|lstm|rnn|ltrnn, task in copy|adding")
+	configs := flag.String("configs", DefaultConfigs, "comma-separated model:hidden:task:T, model in "+
+		strings.Join(experiments.Kinds, "|")+" (PyTorch reference: "+strings.Join(slices.Sorted(maps.Keys(torchModels)), "|")+"), task in copy|adding")
 	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
 	longSteps := flag.Int("long-steps", 2, "timed steps for configurations with T > 500 (they take seconds per step)")
 	chunk := flag.Int("chunk", 128, "BPTT chunk length (0: whole sequence in one graph)")
@@ -105,7 +112,7 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 	}
 	var results []Result
 	for _, cfg := range configs {
-		if _, _, _, _, err := parse(cfg); err != nil {
+		if _, err := parse(cfg); err != nil {
 			return err
 		}
 		var out bytes.Buffer
@@ -118,15 +125,17 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 			return fmt.Errorf("%s: %w", cfg, err)
 		}
-		fmt.Fprintf(os.Stderr, "bench: %-22s %9.1f ms/step  build %8.1f ms  peak %6.0f MiB\n", cfg, r.StepMs, r.BuildMs, r.PeakMiB)
+		fmt.Fprintf(os.Stderr, "bench: %-26s %9.1f ms/step  build %8.1f ms  peak %6.0f MiB\n", cfg, r.StepMs, r.BuildMs, r.PeakMiB)
 		results = append(results, r)
 	}
 	torch, note := torchTimes(torchScript, configs, steps, longSteps)
 	for i := range results {
 		r := &results[i]
-		r.TorchMs = torch[key(*r)]
-		if r.Model == "urnn" {
-			r.TorchWMs = torch["urnn-dense"+strings.TrimPrefix(key(*r), "urnn")]
+		if ms := torch[configs[i]]; len(ms) > 0 {
+			r.TorchMs = ms[0]
+			if len(ms) > 1 {
+				r.TorchWMs = ms[1]
+			}
 		}
 		if best := fastest(r.TorchMs, r.TorchWMs); best > 0 {
 			r.Ratio = r.StepMs / best
@@ -140,8 +149,6 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 	return os.WriteFile(jsonOut, b, 0o644)
 }
 
-func key(r Result) string { return fmt.Sprintf("%s:%d:%s:%d", r.Model, r.Hidden, r.Task, r.T) }
-
 // fastest returns the smallest positive time of ms, or 0 if there is none.
 func fastest(ms ...float64) float64 {
 	best := 0.0
@@ -153,25 +160,27 @@ func fastest(ms ...float64) float64 {
 	return best
 }
 
-func parse(cfg string) (model string, hidden int, task string, T int, err error) {
+// parse reads configuration model:hidden:task:T as a preset's model and task.
+func parse(cfg string) (p experiments.Preset, err error) {
 	f := strings.Split(cfg, ":")
 	if len(f) != 4 {
-		return "", 0, "", 0, fmt.Errorf("config %q: want model:hidden:task:T", cfg)
+		return p, fmt.Errorf("config %q: want model:hidden:task:T", cfg)
 	}
-	model, task = f[0], f[2]
 	hidden, err1 := strconv.Atoi(f[1])
 	T, err2 := strconv.Atoi(f[3])
+	p.Model, p.Task = experiments.Model{Kind: f[0], Hidden: hidden}, experiments.Task{Kind: f[2], T: T}
 	switch {
-	case !slices.Contains([]string{"urnn", "lstm", "rnn", "ltrnn"}, model):
-		err = fmt.Errorf("config %q: model %q, want urnn, lstm, rnn or ltrnn", cfg, model)
-	case task != "copy" && task != "adding":
-		err = fmt.Errorf("config %q: task %q, want copy or adding", cfg, task)
+	case !slices.Contains(experiments.Kinds, f[0]):
+		renamed := map[string]string{"rnn": " (rnn is now tanh)", "ltrnn": " (ltrnn is now lt-ornn)"}[f[0]]
+		err = fmt.Errorf("config %q: model %q, want one of %s%s", cfg, f[0], strings.Join(experiments.Kinds, ", "), renamed)
+	case f[2] != "copy" && f[2] != "adding":
+		err = fmt.Errorf("config %q: task %q, want copy or adding", cfg, f[2])
 	case err1 != nil || hidden < 1:
 		err = fmt.Errorf("config %q: hidden %q, want a positive integer", cfg, f[1])
 	case err2 != nil || T < 1:
 		err = fmt.Errorf("config %q: T %q, want a positive integer", cfg, f[3])
 	}
-	return
+	return p, err
 }
 
 // measure trains one configuration for steps+1 steps and reports the median step time.
@@ -179,27 +188,13 @@ func parse(cfg string) (model string, hidden int, task string, T int, err error)
 var profileFile *os.File
 
 func measure(cfg string, steps, chunk int) (Result, error) {
-	model, n, taskName, T, err := parse(cfg)
+	p, err := parse(cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	var task tasks.Task = tasks.Copy{T: T}
-	if taskName == "adding" {
-		task = tasks.Adding{T: T}
-	}
-	in, out := task.NumInputs(), task.NumOutputs()
-	var cell rnn.Cell
-	switch model {
-	case "urnn":
-		cell = urnn.New(in, n, out)
-	case "lstm":
-		cell = lstm.New(in, n, out) // nn.LSTM: no peephole
-	case "rnn":
-		cell = rnn.NewTanh(in, n, out)
-	case "ltrnn":
-		c := ltrnn.NewORNN(in, n, out) // as torch_reference.py's LTRNN: relu(U x + b), orthogonal V
-		c.Sigma = ltrnn.ReLU
-		cell = c
+	cell, task, err := p.Build()
+	if err != nil {
+		return Result{}, err
 	}
 	b, err := backend.New()
 	if err != nil {
@@ -234,7 +229,7 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	}
 	slices.Sort(timed)
 	med := timed[len(timed)/2]
-	return Result{Model: model, Hidden: n, Task: taskName, T: T, Batch: 20, Chunk: chunk, Backend: b.Name(),
+	return Result{Model: p.Model.Kind, Hidden: p.Model.Hidden, Task: p.Task.Kind, T: p.Task.T, Batch: 20, Chunk: chunk, Backend: b.Name(),
 		StepMs: med, BuildMs: max(0, times[0]-med), StepsPerS: 1000 / med, PeakMiB: peakMiB(), Loss: loss}, nil
 }
 
@@ -257,17 +252,17 @@ func peakMiB() float64 {
 
 // stepsFor returns the number of timed steps for cfg: longSteps when T > 500.
 func stepsFor(cfg string, steps, longSteps int) int {
-	if _, _, _, T, err := parse(cfg); err == nil && T > 500 {
+	if p, err := parse(cfg); err == nil && p.Task.T > 500 {
 		return longSteps
 	}
 	return steps
 }
 
 // torchTimes runs the PyTorch reference on the same configurations (one process per
-// configuration, with as many timed steps as ours; for a uRNN configuration a second one
-// for "urnn-dense", W materialised) and returns the step time per configuration (keyed
-// model:hidden:task:T), and a note naming the reference or saying why there is none.
-func torchTimes(script string, configs []string, steps, longSteps int) (map[string]float64, string) {
+// configuration and reference model of torchModels, with as many timed steps as ours) and
+// returns the step times of each configuration, in torchModels' order (none for a model the
+// reference lacks), and a note naming the reference or saying why there is none.
+func torchTimes(script string, configs []string, steps, longSteps int) (map[string][]float64, string) {
 	if script == "" {
 		return nil, "PyTorch reference skipped (-torch '')"
 	}
@@ -277,50 +272,48 @@ func torchTimes(script string, configs []string, steps, longSteps int) (map[stri
 	if err := exec.Command("/usr/bin/python3", "-c", "import torch").Run(); err != nil {
 		return nil, "PyTorch reference not run: /usr/bin/python3 has no torch (apt-get install python3-torch)"
 	}
-	times := map[string]float64{}
+	times := map[string][]float64{}
 	version := ""
 	for _, cfg := range configs {
 		// Ours times stepsFor(…) steps after the compiling one and drops the last (it also
 		// evaluates); the reference gets the same number of timed steps (it adds a warm-up).
 		timed := max(1, stepsFor(cfg, steps, longSteps)-1)
-		torchCfgs := []string{cfg}
-		if rest, ok := strings.CutPrefix(cfg, "urnn:"); ok {
-			torchCfgs = append(torchCfgs, "urnn-dense:"+rest)
-		}
-		for _, tc := range torchCfgs {
+		kind, rest, _ := strings.Cut(cfg, ":")
+		models := torchModels[kind]
+		times[cfg] = make([]float64, len(models))
+		for j, model := range models {
+			tc := model + ":" + rest
 			cmd := exec.Command("/usr/bin/python3", script, "--configs", tc, "--steps", strconv.Itoa(timed), "--threads", "2")
 			cmd.Stderr = os.Stderr
 			out, err := cmd.Output()
 			if err != nil {
 				return times, fmt.Sprintf("PyTorch reference failed on %s: %v", tc, err)
 			}
-			for line := range strings.Lines(string(out)) {
+			for line := range strings.Lines(string(out)) { // the configuration's JSON line
 				var r struct {
-					Model  string  `json:"model"`
-					Hidden int     `json:"hidden"`
-					Task   string  `json:"task"`
-					T      int     `json:"T"`
 					StepMs float64 `json:"step_ms"`
 					Torch  string  `json:"torch"`
 				}
-				if json.Unmarshal(bytes.TrimSpace([]byte(line)), &r) != nil || r.StepMs <= 0 {
-					continue
+				if json.Unmarshal(bytes.TrimSpace([]byte(line)), &r) == nil && r.StepMs > 0 {
+					times[cfg][j], version = r.StepMs, r.Torch
 				}
-				times[fmt.Sprintf("%s:%d:%s:%d", r.Model, r.Hidden, r.Task, r.T)] = r.StepMs
-				version = r.Torch
-				fmt.Fprintf(os.Stderr, "bench: torch %-22s %9.1f ms/step\n", tc, r.StepMs)
 			}
+			if times[cfg][j] == 0 {
+				return times, fmt.Sprintf("PyTorch reference gave no step time on %s", tc)
+			}
+			fmt.Fprintf(os.Stderr, "bench: torch %-26s %9.1f ms/step\n", tc, times[cfg][j])
 		}
 	}
 	if version != "" {
 		version = " (PyTorch " + version + ")"
 	}
-	return times, "PyTorch reference: bench/torch_reference.py" + version + ", CPU, 2 threads, same run; " +
+	return times, "PyTorch reference: bench/torch_reference.py" + version + ", CPU, 2 threads, same run (" +
+		strings.Join(slices.Sorted(maps.Keys(torchModels)), ", ") + "); " +
 		"torch W ms: the uRNN with W materialised once per step; the uRNN's ratio is to the faster of the two"
 }
 
 func printTable(results []Result, note string) {
-	fmt.Printf("%-8s %6s %-7s %5s %6s %10s %10s %8s %9s %10s %11s %7s\n", "model", "hidden", "task", "T", "chunk",
+	fmt.Printf("%-13s %6s %-7s %5s %6s %10s %10s %8s %9s %10s %11s %7s\n", "model", "hidden", "task", "T", "chunk",
 		"step ms", "build ms", "steps/s", "peak MiB", "torch ms", "torch W ms", "ratio")
 	ms := func(v float64) string {
 		if v > 0 {
@@ -333,7 +326,7 @@ func printTable(results []Result, note string) {
 		if r.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2f×", r.Ratio)
 		}
-		fmt.Printf("%-8s %6d %-7s %5d %6d %10.1f %10.1f %8.2f %9.0f %10s %11s %7s\n", r.Model, r.Hidden, r.Task, r.T, r.Chunk,
+		fmt.Printf("%-13s %6d %-7s %5d %6d %10.1f %10.1f %8.2f %9.0f %10s %11s %7s\n", r.Model, r.Hidden, r.Task, r.T, r.Chunk,
 			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, ms(r.TorchMs), ms(r.TorchWMs), ratio)
 	}
 	fmt.Println(note)

@@ -61,21 +61,129 @@ type span struct {
 	Preset experiments.Preset
 }
 
-// flagNames names the flags of the preset's fields, for errors.
-var flagNames = map[string]string{
-	"Model.Kind": "-model", "Model.Hidden": "-hidden", "Model.Pooling": "-pooling", "Task.Kind": "-task", "Task.T": "-T",
-	"Train.Steps": "-steps", "Train.Batch": "-batch", "Train.Optimizer.LR": "-lr", "Train.Optimizer.ClipValue": "-clip",
-	"Train.Chunk": "-chunk", "Train.Seed": "-seed", "Train.EvalEvery": "-eval-every", "Train.CheckpointEvery": "-checkpoint-every",
-	"Train.ScaleHiddenGrad": "-scale-hidden-grad",
+// presetFlag binds flag -name to one field of the preset. Flags are parsed before the preset
+// is known (it comes from -preset, from run.json with -resume, or is the custom default), so
+// bind registers the flag on that field of a scratch preset, and apply, called for the flags
+// given once the preset is loaded, checks the value and copies it into the run's preset.
+type presetFlag struct {
+	name  string
+	bind  func(fs *flag.FlagSet, scratch *experiments.Preset)
+	apply func(p, scratch *experiments.Preset) error
+	field func(p *experiments.Preset) any // a pointer to the field, for flagNames
 }
+
+// flagValue are the types of the preset's fields that flags set.
+type flagValue interface {
+	string | int | uint64 | float64 | bool
+}
+
+// field returns the binding of flag -name (default def in the usage text, the preset's value
+// otherwise) to the field at returns. A value given must satisfy valid (nil: any value), else
+// the error names the flag, the value and want.
+func field[T flagValue](name, usage string, def T, at func(*experiments.Preset) *T, valid func(T) bool, want string) presetFlag {
+	return presetFlag{
+		name: name,
+		bind: func(fs *flag.FlagSet, scratch *experiments.Preset) {
+			// The flag package's own Values, so that -h names the argument types (int, float, …).
+			switch v := any(at(scratch)).(type) {
+			case *string:
+				fs.StringVar(v, name, any(def).(string), usage)
+			case *int:
+				fs.IntVar(v, name, any(def).(int), usage)
+			case *uint64:
+				fs.Uint64Var(v, name, any(def).(uint64), usage)
+			case *float64:
+				fs.Float64Var(v, name, any(def).(float64), usage)
+			case *bool:
+				fs.BoolVar(v, name, any(def).(bool), usage)
+			}
+		},
+		apply: func(p, scratch *experiments.Preset) error {
+			v := *at(scratch)
+			if valid != nil && !valid(v) { // 0 is not "the default" on the command line
+				return fmt.Errorf("train: -%s = %v, want %s", name, v, want)
+			}
+			*at(p) = v
+			return nil
+		},
+		field: func(p *experiments.Preset) any { return at(p) },
+	}
+}
+
+// atLeast accepts the integers >= lo; positive the numbers > 0 (and 0 if orZero) but +Inf.
+func atLeast(lo int) func(int) bool { return func(v int) bool { return v >= lo } }
+func positive(orZero bool) func(float64) bool {
+	return func(v float64) bool { return (v > 0 || orZero && v == 0) && !math.IsInf(v, 1) }
+}
+
+// P shortens presetFlags.
+type P = experiments.Preset
+
+// presetFlags are the flags that override the preset's fields, one line each: a field comes
+// to the command line with its line here (and its name in changedSettings' errors with it).
+var presetFlags = []presetFlag{
+	field("model", "model kind: "+strings.Join(experiments.Kinds, ", "), "", func(p *P) *string { return &p.Model.Kind }, nil, ""),
+	field("hidden", "hidden units", 0, func(p *P) *int { return &p.Model.Hidden }, nil, ""),
+	field("pooling", "LT-RNN: add the l2-pooled decoder", false, func(p *P) *bool { return &p.Model.Pooling }, nil, ""),
+	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *P) *string { return &p.Task.Kind }, nil, ""),
+	field("T", "task length T", 0, func(p *P) *int { return &p.Task.T }, nil, ""),
+	field("steps", "training steps", 0, func(p *P) *int { return &p.Train.Steps }, atLeast(1), "an integer >= 1"),
+	field("batch", "sequences per step", 0, func(p *P) *int { return &p.Train.Batch }, atLeast(1), "an integer >= 1"),
+	field("lr", "RMSProp learning rate", 0, func(p *P) *float64 { return &p.Train.Optimizer.LR }, positive(false), "a number > 0"),
+	field("clip", "element-wise gradient clipping (0 turns it off)", -1, func(p *P) *float64 { return &p.Train.Optimizer.ClipValue },
+		positive(true), "a number >= 0 (0 turns clipping off)"),
+	field("chunk", "BPTT chunk length (0: whole sequence in one graph)", -1, func(p *P) *int { return &p.Train.Chunk },
+		atLeast(0), "an integer >= 0 (0: the whole sequence)"),
+	field("seed", "random seed", 0, func(p *P) *uint64 { return &p.Train.Seed }, nil, ""),
+	field("eval-every", "evaluate on the held-out batch every N steps", 0, func(p *P) *int { return &p.Train.EvalEvery },
+		atLeast(1), "an integer >= 1"),
+	field("checkpoint-every", "checkpoint every N steps (default 100)", 0, func(p *P) *int { return &p.Train.CheckpointEvery },
+		atLeast(1), "an integer >= 1"),
+	field("scale-hidden-grad", "divide the gradients with respect to the hidden states by T (Henaff et al. §4)", false,
+		func(p *P) *bool { return &p.Train.ScaleHiddenGrad }, nil, ""),
+}
+
+// bindPresetFlags registers presetFlags on fs. After fs.Parse, once the preset is loaded,
+// apply writes the flags given into it, or returns the first invalid value's error.
+func bindPresetFlags(fs *flag.FlagSet) (apply func(p *experiments.Preset) error) {
+	scratch := new(experiments.Preset)
+	for _, f := range presetFlags {
+		f.bind(fs, scratch)
+	}
+	return func(p *experiments.Preset) error {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, f := range presetFlags {
+			if set[f.name] {
+				if err := f.apply(p, scratch); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// flagNames names the flags of the preset's fields ("Train.Optimizer.LR" → "-lr"), for errors.
+var flagNames = func() map[string]string {
+	p := new(experiments.Preset) // on the heap: its fields' addresses do not move
+	path := map[uintptr]string{}
+	fields("", reflect.ValueOf(p).Elem(), func(name string, f reflect.Value) { path[f.Addr().Pointer()] = name })
+	names := map[string]string{}
+	for _, f := range presetFlags {
+		names[path[reflect.ValueOf(f.field(p)).Pointer()]] = "-" + f.name
+	}
+	return names
+}()
 
 // bookkeeping are the fields a resumed run may change without -override: they do not change
 // what the steps compute.
 var bookkeeping = map[string]bool{"Name": true, "Paper": true, "Train.Steps": true, "Train.EvalEvery": true,
 	"Train.CheckpointEvery": true, "Train.CheckpointDir": true}
 
-// fields flattens a struct into "Path.To.Field" → value.
-func fields(prefix string, v reflect.Value, out map[string]any) map[string]any {
+// fields calls visit with "Path.To.Field" and the value of each exported field of struct v,
+// nested structs flattened.
+func fields(prefix string, v reflect.Value, visit func(name string, f reflect.Value)) {
 	for i := range v.NumField() {
 		if !v.Type().Field(i).IsExported() {
 			continue
@@ -85,12 +193,11 @@ func fields(prefix string, v reflect.Value, out map[string]any) map[string]any {
 			name = prefix + "." + name
 		}
 		if f.Kind() == reflect.Struct {
-			fields(name, f, out)
+			fields(name, f, visit)
 		} else {
-			out[name] = f.Interface()
+			visit(name, f)
 		}
 	}
-	return out
 }
 
 // changedSettings describes each field of now that differs from was, other than bookkeeping
@@ -101,7 +208,9 @@ func changedSettings(was, now experiments.Preset) []string {
 			c.EvalBatch = p.Train.EvalBatch
 			p.Train = c
 		}
-		return fields("", reflect.ValueOf(p), map[string]any{})
+		out := map[string]any{}
+		fields("", reflect.ValueOf(p), func(name string, f reflect.Value) { out[name] = f.Interface() })
+		return out
 	}
 	a, b := norm(was), norm(now)
 	var out []string
@@ -119,34 +228,13 @@ func changedSettings(was, now experiments.Preset) []string {
 	return out
 }
 
-// checkFlag returns an error naming the flag, its value and the accepted range when ok is false.
-func checkFlag(ok bool, name string, v any, want string) error {
-	if ok {
-		return nil
-	}
-	return fmt.Errorf("train: -%s = %v, want %s", name, v, want)
-}
-
 func trainCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	preset := fs.String("preset", "", "preset `name` (longmemory list shows them); flags below override its fields")
 	out := fs.String("out", "", "run `directory` for run.json, log.csv and checkpoints (required)")
 	resume := fs.Bool("resume", false, "continue the run in -out from its latest checkpoint, with the settings it recorded in run.json")
-	kind := fs.String("model", "", "model kind: urnn, lstm, lstm-peephole, gru, tanh, irnn, lt-ornn, lt-irnn")
-	hidden := fs.Int("hidden", 0, "hidden units")
-	pooling := fs.Bool("pooling", false, "LT-RNN: add the l2-pooled decoder")
-	task := fs.String("task", "", "task: copy, varcopy, adding, mnist, pmnist")
-	T := fs.Int("T", 0, "task length T")
-	steps := fs.Int("steps", 0, "training steps")
-	batch := fs.Int("batch", 0, "sequences per step")
-	lr := fs.Float64("lr", 0, "RMSProp learning rate")
-	clip := fs.Float64("clip", -1, "element-wise gradient clipping (0 turns it off)")
-	chunk := fs.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph)")
-	seed := fs.Uint64("seed", 0, "random seed")
-	evalEvery := fs.Int("eval-every", 0, "evaluate on the held-out batch every N steps")
-	ckptEvery := fs.Int("checkpoint-every", 0, "checkpoint every N steps (default 100)")
-	scaleHidden := fs.Bool("scale-hidden-grad", false, "divide the gradients with respect to the hidden states by T (Henaff et al. §4)")
+	applyFlags := bindPresetFlags(fs) // -model, -hidden, … -scale-hidden-grad
 	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	seeds := fs.Int("seeds", 1, "replicas: train seeds s, s+1, … (s = -seed or the preset's) in -out/seed-<seed>, each a run of its own")
@@ -188,63 +276,8 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	default:
 		p = experiments.Preset{Name: "custom", Paper: "custom run", Train: train.Config{Steps: 1000, Batch: 20, Chunk: 128}}
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	// A value given explicitly must be valid: 0 is not "the default" on the command line.
-	for _, err := range []error{
-		checkFlag(!set["steps"] || *steps >= 1, "steps", *steps, "an integer >= 1"),
-		checkFlag(!set["batch"] || *batch >= 1, "batch", *batch, "an integer >= 1"),
-		checkFlag(!set["lr"] || (*lr > 0 && !math.IsInf(*lr, 1)), "lr", *lr, "a number > 0"),
-		checkFlag(!set["clip"] || (*clip >= 0 && !math.IsInf(*clip, 1)), "clip", *clip, "a number >= 0 (0 turns clipping off)"),
-		checkFlag(!set["chunk"] || *chunk >= 0, "chunk", *chunk, "an integer >= 0 (0: the whole sequence)"),
-		checkFlag(!set["eval-every"] || *evalEvery >= 1, "eval-every", *evalEvery, "an integer >= 1"),
-		checkFlag(!set["checkpoint-every"] || *ckptEvery >= 1, "checkpoint-every", *ckptEvery, "an integer >= 1"),
-	} {
-		if err != nil {
-			return err
-		}
-	}
-	if set["model"] {
-		p.Model.Kind = *kind
-	}
-	if set["hidden"] {
-		p.Model.Hidden = *hidden
-	}
-	if set["pooling"] {
-		p.Model.Pooling = *pooling
-	}
-	if set["task"] {
-		p.Task.Kind = *task
-	}
-	if set["T"] {
-		p.Task.T = *T
-	}
-	if set["steps"] {
-		p.Train.Steps = *steps
-	}
-	if set["batch"] {
-		p.Train.Batch = *batch
-	}
-	if set["lr"] {
-		p.Train.Optimizer.LR = *lr
-	}
-	if set["clip"] {
-		p.Train.Optimizer.ClipValue = *clip
-	}
-	if set["chunk"] {
-		p.Train.Chunk = *chunk
-	}
-	if set["seed"] {
-		p.Train.Seed = *seed
-	}
-	if set["eval-every"] {
-		p.Train.EvalEvery = *evalEvery
-	}
-	if set["scale-hidden-grad"] {
-		p.Train.ScaleHiddenGrad = *scaleHidden
-	}
-	if set["checkpoint-every"] {
-		p.Train.CheckpointEvery = *ckptEvery
+	if err := applyFlags(&p); err != nil {
+		return err
 	}
 	if *override && !*resume {
 		return fmt.Errorf("train: -override changes the settings of a resumed run: it needs -resume")

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"maps"
+	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+)
+
+// TestPresetFlags checks the binding of flags to the preset's fields: flagNames, derived from
+// presetFlags, names each field's flag, and a flag given overrides its field only.
+func TestPresetFlags(t *testing.T) {
+	want := map[string]string{
+		"Model.Kind": "-model", "Model.Hidden": "-hidden", "Model.Pooling": "-pooling", "Task.Kind": "-task", "Task.T": "-T",
+		"Train.Steps": "-steps", "Train.Batch": "-batch", "Train.Optimizer.LR": "-lr", "Train.Optimizer.ClipValue": "-clip",
+		"Train.Chunk": "-chunk", "Train.Seed": "-seed", "Train.EvalEvery": "-eval-every", "Train.CheckpointEvery": "-checkpoint-every",
+		"Train.ScaleHiddenGrad": "-scale-hidden-grad",
+	}
+	if !maps.Equal(flagNames, want) {
+		t.Errorf("flagNames = %v, want %v", flagNames, want)
+	}
+	p, err := experiments.Lookup("henaff/copy-T500/lt-ornn-80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	apply := bindPresetFlags(fs)
+	if err := fs.Parse([]string{"-lr", "0.5", "-T", "7", "-scale-hidden-grad=false"}); err != nil {
+		t.Fatal(err)
+	}
+	got, wantP := p, p
+	wantP.Train.Optimizer.LR, wantP.Task.T, wantP.Train.ScaleHiddenGrad = 0.5, 7, false
+	if err := apply(&got); err != nil || got != wantP {
+		t.Errorf("-lr 0.5 -T 7 -scale-hidden-grad=false on %s: %v, %+v; want %+v", p.Name, err, got, wantP)
+	}
+}
