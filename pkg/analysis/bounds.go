@@ -7,7 +7,6 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
@@ -103,44 +102,47 @@ func Curve(factor float64, direct []float64) []float64 {
 // and units; the states of tr, which need RunOptions.States) is max(1 − h²) over the
 // smallest |h|. It bounds every diag(σ'(z_t)) of the trajectory, as Galvan's σ'max.
 // It panics if tr has no states.
-func TanhSigmaPrime(tr *Trajectory) float64 {
+func TanhSigmaPrime(tr *Trajectory) float64 { return sigmaPrimeMax(tr, rnn.TanhPrime) }
+
+// sigmaPrimeMax returns the largest sigmaPrime(h) over the states of tr; it panics if tr
+// has none.
+func sigmaPrimeMax(tr *Trajectory, sigmaPrime func(h float64) float64) float64 {
 	if tr.States == nil {
-		panic("analysis: TanhSigmaPrime: the trajectory has no states (RunOptions.States)")
+		panic("analysis: σ'max: the trajectory has no states (RunOptions.States)")
 	}
 	m := 0.0
 	for _, h := range tr.States {
-		m = max(m, 1-h*h)
+		m = max(m, sigmaPrime(h))
 	}
 	return m
 }
 
 // BoundsFor returns the Bounds of a cell (variables under scope) whose one-step Jacobian
-// is diag(σ') times a weight matrix, with the quantities read from its actual weights:
+// is diag(σ') times a weight matrix (rnn.Transition), with the quantities read from its
+// actual weights: W^rec is the cell's transition matrix, and σ'max the largest σ' reached
+// on its trajectory on b where the cell gives σ' as a function of the state (tanh: see
+// TanhSigmaPrime), else 1:
 //
-//	*rnn.Simple  W^rec = its "W"; σ'max = TanhSigmaPrime of its trajectory on b for tanh,
-//	             1 for ReLU (σ' ∈ {0, 1}, Galvan §1.6 "The ReLU case")
+//	*rnn.Simple  W^rec = its "W"; σ'max from the trajectory for tanh, 1 for ReLU (σ' ∈
+//	             {0, 1}, Galvan §1.6 "The ReLU case")
 //	*ltrnn.Cell  W^rec = its "V"; σ'max = 1: the transition h ↦ V h + σ(U x + b) is
 //	             linear in h (σ acts on the input), and activation clipping only shrinks
 //	             it (its Jacobian has norm l/‖h‖ < 1 where it acts)
 //
-// Other cells (LSTM, GRU, uRNN) have no such form and return an error.
+// Other cells (LSTM, GRU, uRNN) have no such form and return an error naming their type.
 func BoundsFor(backend compute.Backend, scope *model.Scope, cell rnn.Cell, b *tasks.Batch) (Bounds, error) {
-	var name string
+	tc, ok := cell.(rnn.Transition)
+	if !ok {
+		return Bounds{}, fmt.Errorf("analysis: BoundsFor: cell %T has no one-step Jacobian diag(σ')·W (it does not implement rnn.Transition)", cell)
+	}
+	name, sigmaPrimeOf := tc.TransitionMatrix()
 	sigmaPrime := 1.0
-	switch c := cell.(type) {
-	case *rnn.Simple:
-		name = "W"
-		if c.Act == rnn.TanhAct {
-			tr, err := Run(backend, scope, cell, b, RunOptions{States: true})
-			if err != nil {
-				return Bounds{}, err
-			}
-			sigmaPrime = TanhSigmaPrime(tr)
+	if sigmaPrimeOf != nil {
+		tr, err := Run(backend, scope, cell, b, RunOptions{States: true})
+		if err != nil {
+			return Bounds{}, err
 		}
-	case *ltrnn.Cell:
-		name = "V"
-	default:
-		return Bounds{}, fmt.Errorf("analysis: BoundsFor: cell %T has no one-step Jacobian diag(σ')·W, want *rnn.Simple or *ltrnn.Cell", cell)
+		sigmaPrime = sigmaPrimeMax(tr, sigmaPrimeOf)
 	}
 	w, dims, err := VariableMatrix(scope, name)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/seq"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
@@ -67,7 +68,7 @@ func fdGradNorm(t *testing.T, scope *model.Scope, cell rnn.Cell, b *tasks.Batch,
 		if y.DType() != dtypes.Int32 {
 			y = ConvertDType(y, dtypes.Float64)
 		}
-		return train.SequenceLoss(s.Readout(Stack(states, 1)), y, in[2], Scalar(g, dtypes.Float64, masked))
+		return seq.SequenceLoss(s.Readout(Stack(states, 1)), y, in[2], Scalar(g, dtypes.Float64, masked))
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -11,8 +12,8 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/seq"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
-	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // Trajectory is what a cell computes on one batch, as plain row-major slices (b the
@@ -48,7 +49,7 @@ func (tr *Trajectory) StateAt(b, t int) []float64 {
 type RunOptions struct {
 	// Chunk is the number of time steps per graph (one graph is compiled per distinct chunk
 	// length and reused); 0, or a value ≥ the sequence length, unrolls the whole sequence
-	// in one graph with rnn.Sequence. Graph size and build time grow with the chunk.
+	// in one graph. Graph size and build time grow with the chunk.
 	Chunk int
 	// States keeps every state (Batch·Len·State floats); otherwise only their norms.
 	States bool
@@ -56,103 +57,45 @@ type RunOptions struct {
 
 // Run runs cell, whose variables live under scope, over the inputs of batch b from the
 // cell's initial state and returns its outputs and state norms at every step (and the
-// states with opt.States). Chunks of opt.Chunk steps are run one graph at a time, the
-// last state of a chunk feeding the next, so the result does not depend on the chunk
-// length (up to rounding). Inputs are converted to the cell's dtype.
+// states with opt.States). Chunks of opt.Chunk steps are run one graph at a time
+// (seq.Walker), the last state of a chunk feeding the next, so the result does not depend
+// on the chunk length (up to rounding). Inputs are converted to the cell's dtype.
 func Run(backend compute.Backend, scope *model.Scope, cell rnn.Cell, b *tasks.Batch, opt RunOptions) (*Trajectory, error) {
-	if err := b.Check(); err != nil {
-		return nil, err
-	}
 	sz := cell.Sizes()
-	if b.NumIn != sz.In {
-		return nil, fmt.Errorf("analysis: Run: batch has %d inputs per step, cell %T expects %d", b.NumIn, cell, sz.In)
-	}
-	if opt.Chunk < 0 {
-		return nil, fmt.Errorf("analysis: Run: Chunk = %d, want >= 0 (0 means the whole sequence)", opt.Chunk)
-	}
-	dt := cell.DType()
-	tr := &Trajectory{Batch: b.Size, Len: b.Len, State: sz.State, Out: sz.Out,
-		Outputs:    make([]float64, b.Size*b.Len*sz.Out),
-		StateNorms: make([]float64, b.Size*b.Len),
-	}
-	if opt.States {
-		tr.States = make([]float64, b.Size*b.Len*sz.State)
-	}
-	chunks := train.Chunks(b.Len, opt.Chunk)
-	whole := len(chunks) == 1
-	// The graph: [h_in [B, State],] x [B, C, In] → h_out, outputs [B, C, Out], norms [B, C]
-	// (, states). The whole sequence runs through rnn.Sequence from the cell's h_0.
-	exec, err := model.NewExec(backend, scope.Store(), func(_ *model.Scope, g *Graph, in []*Node) []*Node {
-		rnn.LiveVariables(scope.Store(), g)
-		var outputs, states *Node
-		if whole {
-			outputs, states = rnn.Sequence(cell, scope, in[0])
-		} else {
-			step := cell.Build(scope, g)
-			states = rnn.Unroll(step, in[1], in[0])
-			outputs = step.Readout(states)
-		}
-		hOut := Squeeze(SliceAxis(states, 1, AxisElem(-1)), 1)
-		res := []*Node{hOut, outputs, Sqrt(ReduceSum(Square(states), -1))}
+	tr := &Trajectory{Batch: b.Size, Len: b.Len, State: sz.State, Out: sz.Out}
+	// Outputs [B, C, Out], norms [B, C] (, states [B, C, State]) of each chunk.
+	w, err := seq.NewWalker(backend, scope, cell, opt.Chunk, seq.Hooks{Forward: func(c *seq.ChunkGraph) []*Node {
+		res := []*Node{c.Outputs(), Sqrt(ReduceSum(Square(c.Stacked), -1))}
 		if opt.States {
-			res = append(res, states)
+			res = append(res, c.Stacked)
 		}
 		return res
-	})
+	}})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("analysis: Run: %w", err)
 	}
-	var h *tensors.Tensor
-	if !whole {
-		if h, err = initialState(backend, scope, cell, b.Size); err != nil {
-			return nil, err
-		}
-	}
-	for _, c := range chunks {
-		x, _, _ := train.ChunkTensors(b, c[0], c[1], dt)
-		args := []any{h, x}
-		if whole {
-			args = args[1:]
-		}
-		out, err := exec.Call(args...)
-		if err != nil {
-			return nil, fmt.Errorf("analysis: Run on steps [%d, %d): %w", c[0], c[1], err)
-		}
-		h = out[0]
-		scatter(tr.Outputs, floats(out[1]), b.Size, b.Len, sz.Out, c)
-		scatter(tr.StateNorms, floats(out[2]), b.Size, b.Len, 1, c)
+	if _, err := w.Forward(context.Background(), b, func(c [2]int, out []*tensors.Tensor) {
+		scatter(&tr.Outputs, floats(out[0]), b.Size, b.Len, sz.Out, c)
+		scatter(&tr.StateNorms, floats(out[1]), b.Size, b.Len, 1, c)
 		if opt.States {
-			scatter(tr.States, floats(out[3]), b.Size, b.Len, sz.State, c)
+			scatter(&tr.States, floats(out[2]), b.Size, b.Len, sz.State, c)
 		}
+	}); err != nil {
+		return nil, fmt.Errorf("analysis: Run: %w", err)
 	}
 	return tr, nil
 }
 
-// initialState returns the cell's h_0 for a batch of size B, [B, State].
-func initialState(backend compute.Backend, scope *model.Scope, cell rnn.Cell, B int) (*tensors.Tensor, error) {
-	return model.ExecOnce(backend, scope.Store(), func(_ *model.Scope, g *Graph) *Node {
-		return cell.Build(scope, g).Initial(B)
-	})
-}
-
-// scatter copies chunk values [B, C, width] into dst [B, L, width] at steps c.
-func scatter(dst, src []float64, B, L, width int, c [2]int) {
+// scatter copies chunk values [B, C, width] into *dst [B, L, width] at steps c, allocating
+// *dst at the first chunk.
+func scatter(dst *[]float64, src []float64, B, L, width int, c [2]int) {
+	if *dst == nil {
+		*dst = make([]float64, B*L*width)
+	}
 	C := c[1] - c[0]
 	for i := range B {
-		copy(dst[(i*L+c[0])*width:(i*L+c[1])*width], src[i*C*width:(i+1)*C*width])
+		copy((*dst)[(i*L+c[0])*width:(i*L+c[1])*width], src[i*C*width:(i+1)*C*width])
 	}
-}
-
-// tensorOf returns values shaped dims as a tensor of dtype (Float32 or Float64).
-func tensorOf(dt dtypes.DType, values []float64, dims ...int) *tensors.Tensor {
-	if dt == dtypes.Float64 {
-		return tensors.FromFlatDataAndDimensions(values, dims...)
-	}
-	f := make([]float32, len(values))
-	for i, v := range values {
-		f[i] = float32(v)
-	}
-	return tensors.FromFlatDataAndDimensions(f, dims...)
 }
 
 // floats returns the values of a Float32 or Float64 tensor as float64.

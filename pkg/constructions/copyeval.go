@@ -170,8 +170,8 @@ func (c *CopySolution) evaluateInto(cnt *copyCounts, b *tasks.Batch, scale float
 }
 
 // EvaluateCopyGraph scores the construction on batch b by running it as a GoMLX graph:
-// the Float64 ltrnn.Cell of Cell() through rnn.Sequence on backend (or, with chunk > 0,
-// through rnn.Unroll one chunk of steps at a time, analysis.Run). It is the check that the
+// the Float64 ltrnn.Cell of Cell() through analysis.Run on backend (rnn.Unroll over the
+// whole sequence, or with chunk > 0 one chunk of steps at a time). It is the check that the
 // weights run as an LT-RNN; EvaluateCopy is the fast path and agrees with it (tested).
 func (c *CopySolution) EvaluateCopyGraph(backend compute.Backend, b *tasks.Batch, scale float64, chunk int) (CopyResult, error) {
 	if err := c.checkBatch(b); err != nil {

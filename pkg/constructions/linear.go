@@ -13,7 +13,7 @@ import (
 // the model of the copy construction. V is kept sparse (the non-zeros of each row), so a
 // step of the block-diagonal clock costs O(N) instead of O(N²); U x_t skips zero inputs.
 // It is the fast path of EvaluateCopy and CopySuccessRate, and is checked against the
-// GoMLX graph of the same weights (ltrnn.Cell through rnn.Sequence) in the tests.
+// GoMLX graph of the same weights (ltrnn.Cell through analysis.Run) in the tests.
 type linear struct {
 	n, in, out int
 	rows       [][]int     // rows[i]: the columns j with V_ij ≠ 0

@@ -13,7 +13,7 @@ import (
 
 // TestPlainGoMatchesGraph checks that the plain-Go linear recurrence (the fast path of
 // EvaluateCopy and CopySuccessRate) gives the same logits as the LT-RNN graph of the same
-// weights (ltrnn.Cell through rnn.Sequence, and in chunks), on several draws of the
+// weights (ltrnn.Cell through analysis.Run, whole and in chunks), on several draws of the
 // construction, to 1e-9 relative to the largest logit.
 func TestPlainGoMatchesGraph(t *testing.T) {
 	for _, tc := range []struct {

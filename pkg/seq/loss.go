@@ -1,18 +1,4 @@
-// Package train trains the project's recurrent cells (rnn.Cell) on its tasks with the
-// papers' settings: RMSProp (Arjovsky et al. §4; Henaff et al. §4), element-wise and
-// global-norm gradient clipping, and exact backpropagation through time over fixed-size
-// chunks of the sequence, so that graph size and build time do not grow with T.
-//
-// Chunked BPTT: the sequence of length L is cut into chunks of C steps. The forward pass
-// runs one chunk graph per chunk and keeps only the boundary states h_{kC}. The backward
-// pass walks the chunks in reverse; for chunk k it recomputes the chunk from h_{kC} and
-// returns ∂ℒ/∂h_{kC} and the chunk's contribution to ∂ℒ/∂θ, given ∂ℒ/∂h_{(k+1)C}:
-//
-//	∂ℒ/∂h_in, ∂ℒ/∂θ |chunk = ∇_{h_in, θ} [ ℒ_chunk(h_in, θ) + ⟨h_out(h_in, θ), ∂ℒ/∂h_out⟩ ]
-//
-// which is the chain rule, so the gradients equal those of the fully unrolled graph
-// (tested). The price is one extra forward pass per chunk.
-package train
+package seq
 
 import (
 	"github.com/gomlx/compute/dtypes"

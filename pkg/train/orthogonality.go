@@ -10,6 +10,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/seq"
 )
 
 // Orthogonality configures Henaff et al.'s soft orthogonality constraint (§4.3, the pooling
@@ -17,8 +18,9 @@ import (
 //
 //	L(V) = (1/m) Σ_i ‖VᵀV x_i − x_i‖²   (ltrnn.OrthogonalityPenalty)
 //
-// at m = Points random unit vectors x_i, for the cell's square transition matrix "V" (the
-// LT-RNNs). The points are drawn from Config.Seed and the step, so runs repeat exactly.
+// at m = Points random unit vectors x_i, for the cell's square transition matrix V
+// (rnn.Transition: V of the LT-RNNs, W of the tanh RNN and IRNN). The points are drawn
+// from Config.Seed and the step, so runs repeat exactly.
 type Orthogonality struct {
 	Points int     // m; 0 turns the constraint off (Henaff et al. use 50, the minibatch size)
 	LR     float64 // SGD learning rate; default: Config.Optimizer.LR
@@ -41,9 +43,14 @@ func newOrthoStep(t *Trainer, lr float64) (*orthoStep, error) {
 	if o.LR == 0 {
 		o.LR = lr
 	}
-	v := t.Store.GetVariable(ModelScope + "/V")
+	tc, ok := t.Cell.(rnn.Transition)
+	if !ok {
+		return nil, fmt.Errorf("train: Config.Orthogonality needs a cell with a square transition matrix (rnn.Transition: an LT-RNN, tanh RNN or IRNN); %T has none", t.Cell)
+	}
+	name, _ := tc.TransitionMatrix()
+	v := t.Store.Scope(ModelScope).GetVariable(name)
 	if v == nil || v.Shape().Rank() != 2 || v.Shape().Dim(0) != v.Shape().Dim(1) {
-		return nil, fmt.Errorf("train: Config.Orthogonality needs a square transition matrix %s/V (an LT-RNN); %T has none", ModelScope, t.Cell)
+		return nil, fmt.Errorf("train: Config.Orthogonality: the transition matrix %s/%s of %T is missing or not square", ModelScope, name, t.Cell)
 	}
 	s := &orthoStep{cfg: o, v: v}
 	var err error
@@ -73,7 +80,7 @@ func (o *orthoStep) apply(seed uint64, s int) (float64, error) {
 			row[j] /= math.Sqrt(norm)
 		}
 	}
-	out, err := o.exec.Call(floatTensor(x, o.v.DType().Size() == 8, o.cfg.Points, n))
+	out, err := o.exec.Call(seq.FloatTensor(o.v.DType(), x, o.cfg.Points, n))
 	if err != nil {
 		return 0, err
 	}

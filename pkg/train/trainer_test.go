@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
@@ -199,7 +200,8 @@ func TestRMSPropStep(t *testing.T) {
 }
 
 // TestOrthogonalityStep checks Henaff's soft orthogonality step: starting from 1.3·V (not
-// orthogonal), the penalty falls as training goes on; a cell without V is refused.
+// orthogonal), the penalty falls as training goes on; a cell without a transition matrix is
+// refused, and the tanh RNN's is W.
 func TestOrthogonalityStep(t *testing.T) {
 	cell := ltrnn.NewORNN(2, 8, 1)
 	cell.Pooling = true
@@ -222,7 +224,15 @@ func TestOrthogonalityStep(t *testing.T) {
 	if !(last < 0.1*first) {
 		t.Errorf("soft orthogonality penalty %.4f after 40 steps, started at %.4f: want a tenfold drop", last, first)
 	}
-	if _, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), tasks.Adding{T: 5}, Config{Steps: 1, Orthogonality: Orthogonality{Points: 5}}); err == nil || !strings.Contains(err.Error(), "/model/V") {
-		t.Errorf("Orthogonality on a tanh RNN: error %v, want one naming /model/V", err)
+	if _, err := New(backend.MustNew(), &lstm.Cell{In: 2, N: 4, Out: 1}, tasks.Adding{T: 5}, Config{Steps: 1, Orthogonality: Orthogonality{Points: 5}}); err == nil || !strings.Contains(err.Error(), "*lstm.Cell has none") {
+		t.Errorf("Orthogonality on an LSTM: error %v, want one saying *lstm.Cell has no transition matrix", err)
+	}
+	// The tanh RNN's transition matrix is W (its V is the input matrix).
+	tanh, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), tasks.Adding{T: 5}, Config{Steps: 1, Orthogonality: Orthogonality{Points: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tanh.ortho.v.Path(); got != ModelScope+"/W" {
+		t.Errorf("Orthogonality on a tanh RNN constrains %s, want %s/W", got, ModelScope)
 	}
 }

@@ -158,6 +158,13 @@ func (c *Cell) DType() dtypes.DType {
 	return c.Type
 }
 
+// TransitionMatrix implements rnn.Transition: W^rec is V, and σ' = 1 (nil): the transition
+// h ↦ V h + σ(U x + b) is linear in h (σ acts on the input), and activation clipping only
+// shrinks it (its Jacobian has norm l/‖h‖ < 1 where it acts).
+func (c *Cell) TransitionMatrix() (string, func(h float64) float64) { return "V", nil }
+
+var _ rnn.Transition = (*Cell)(nil)
+
 // NumParams returns the number of trainable parameters (the formula of the package doc):
 // N·In + N + N² + Out·N, plus Out·N/2 with Pooling and Out with OutputBias.
 func (c *Cell) NumParams() int {

@@ -1,6 +1,7 @@
 // Package rnn holds what every recurrent model of this project shares: the Cell
-// interface, Unroll (backpropagation through time over an explicitly unrolled graph),
-// and the two simplest cells, the tanh RNN and the IRNN.
+// interface, Unroll (backpropagation through time over an explicitly unrolled graph), the
+// Transition interface of the cells with a square recurrent matrix, and the two simplest
+// cells, the tanh RNN and the IRNN.
 //
 // Every model keeps its whole recurrent state in one [batch, StateSize] node, so that
 // training, chunked backpropagation and the gradient analysis (‖∂C/∂h_t‖) treat
@@ -74,12 +75,38 @@ type Step interface {
 	Readout(states *Node) *Node
 }
 
+// Transition is implemented by the cells whose one-step Jacobian is
+//
+//	∂h_t/∂h_{t−1} = diag(σ'(z_t)) · W^rec,   h_t = σ(z_t),
+//
+// for a square recurrent matrix W^rec held in one of their variables (the variable or its
+// transpose: the same entries and singular values): the tanh RNN and the IRNN (W) and the
+// LT-RNNs (V, linear in h). Gated cells (LSTM, GRU) and the uRNN (whose W is a product of
+// factors acting on complex states) have none. Package analysis reads it for the gradient
+// bounds of Galvan §1.6 [3], package train for the soft orthogonality constraint.
+type Transition interface {
+	// TransitionMatrix returns the name of the N×N variable holding W^rec (under the
+	// cell's scope) and σ' as a function of the state, σ'(z) where h = σ(z), whose largest
+	// value over a trajectory bounds diag(σ'); sigmaPrime is nil where 1 bounds σ' and the
+	// states tell nothing tighter (ReLU, a transition linear in h).
+	TransitionMatrix() (name string, sigmaPrime func(h float64) float64)
+}
+
+// TanhPrime is the derivative of tanh in terms of its value: tanh'(z) = 1 − tanh²(z) = 1 − h².
+func TanhPrime(h float64) float64 { return 1 - h*h }
+
 // Unroll runs step over the T time steps of x ([batch, T, In]) starting from state h0
 // ([batch, State]; nil means step.Initial) and returns all states, [batch, T, State]
 // (states[:, t] is h_{t+1}, the state after reading x_t).
 //
 // The graph holds one copy of Next per time step: its size grows with T.
 func Unroll(step Step, x, h0 *Node) *Node {
+	return Stack(UnrollStates(step, x, h0), 1)
+}
+
+// UnrollStates is Unroll with the T states h_1 … h_T returned as separate nodes,
+// [batch, State] each, so that a gradient can be taken with respect to each of them.
+func UnrollStates(step Step, x, h0 *Node) []*Node {
 	batch, T := x.Shape().Dim(0), x.Shape().Dim(1)
 	if h0 == nil {
 		h0 = step.Initial(batch)
@@ -91,7 +118,7 @@ func Unroll(step Step, x, h0 *Node) *Node {
 		h = step.Next(h, Squeeze(SliceAxis(px, 1, AxisElem(t)), 1))
 		states[t] = h
 	}
-	return Stack(states, 1)
+	return states
 }
 
 // Sequence builds cell in g and returns the outputs of every time step, [batch, T, Out],

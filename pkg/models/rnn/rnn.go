@@ -54,6 +54,17 @@ func (c *Simple) DType() dtypes.DType {
 	return c.Type
 }
 
+var _ Transition = (*Simple)(nil)
+
+// TransitionMatrix implements Transition: W^rec is W (Wᵀ in the row-vector code h·W), and
+// σ' is nil for ReLU (σ' ∈ {0, 1}, Galvan §1.6 "The ReLU case"), else TanhPrime.
+func (c *Simple) TransitionMatrix() (string, func(h float64) float64) {
+	if c.Act == ReLUAct {
+		return "W", nil
+	}
+	return "W", TanhPrime
+}
+
 // NumParams returns the number of trainable parameters, In·N + N² + N + N·Out + Out + N
 // (V, W, b, U, b_o, h_0): 8089 for the tanh RNN and IRNN 80 on copy (In 10, Out 9), 17025
 // for 128 units on adding (In 2, Out 1). (The uRNN paper rounds its RNNs to "≈6.5k" and
