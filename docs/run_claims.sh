@@ -50,4 +50,26 @@ fig seeds-henaff-copy-T100   "copy, T = 100, 8 seeds (Henaff Fig. 2)"   henaff-c
 fig seeds-arjovsky-copy-T100 "copy, T = 100, 8 seeds (Arjovsky Fig. 1)" arjovsky-copy-T100-urnn arjovsky-copy-T100-lstm arjovsky-copy-T100-tanh
 fig seeds-henaff-adding-T100-lt-irnn-variants "adding, T = 100, LT-IRNN 128, 8 seeds: variants" henaff-adding-T100-lt-irnn \
 	henaff-adding-T100-lt-irnn-lr1e-3 henaff-adding-T100-lt-irnn-lr1e-5 henaff-adding-T100-lt-irnn-batch50 henaff-adding-T100-lt-irnn-unscaled
-./bin/longmemory summary $(ls -d "$out"/*/ | sed 's|/$||')
+# docs/VERDICTS.md, written whole by this script from the run directories: nothing in it is typed.
+{
+	echo "# Verdicts: the papers' claims against 8 seeds"
+	echo
+	echo "Written by \`bash docs/run_claims.sh\` from the run directories under \`$out\` (each replica's run.json and"
+	echo "log.csv; \`longmemory verdict docs/claims.tsv\` and \`longmemory summary\`). A claim is **reproduced** when every run the"
+	echo "paper says learns does (its median final held-out loss over the 8 seeds is below the baseline, or below a tenth of"
+	echo "it where the paper shows the task solved) and no run it says fails does; **not reproduced** when a run that should"
+	echo "learn is flat over the second half of its training (the median seed lost less than 5% of its loss) or one that"
+	echo "should fail learns; **open** when a run that should learn is still falling. Settings: docs/SETTINGS.md."
+	echo
+	./bin/longmemory verdict -runs "$out" docs/claims.tsv
+	echo
+	echo "## Every run"
+	echo
+	./bin/longmemory summary $(ls -d "$out"/*/ | sed 's|/$||')
+	echo
+	echo "## Figures (median and min–max band over the seeds; the baseline dashed)"
+	echo
+	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants; do
+		echo "![$f](figures/$f.png)"
+	done
+} > docs/VERDICTS.md
