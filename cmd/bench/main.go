@@ -34,6 +34,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -65,6 +66,8 @@ type Result struct {
 	BuildMs   float64 `json:"build_ms"` // first step minus the median: graph building and compilation
 	StepsPerS float64 `json:"steps_per_s"`
 	PeakMiB   float64 `json:"peak_rss_mib"`                  // VmHWM of the process
+	NodesFwd  int     `json:"nodes_per_step_forward"`        // graph nodes a time step adds: forward
+	NodesGrad int     `json:"nodes_per_step_training"`       // and with the gradient (celltest.NodesPerStep)
 	TorchMs   float64 `json:"torch_step_ms,omitempty"`       // the same model in PyTorch (uRNN: factors at every step)
 	TorchWMs  float64 `json:"torch_dense_step_ms,omitempty"` // uRNN only: W materialised once per step (urnn-dense)
 	Ratio     float64 `json:"ratio_to_torch,omitempty"`      // StepMs / the faster of TorchMs and TorchWMs
@@ -229,8 +232,18 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	}
 	slices.Sort(timed)
 	med := timed[len(timed)/2]
+	peak := peakMiB() // before counting nodes, which builds graphs of its own
+	fresh, _, err := p.Build()
+	if err != nil {
+		return Result{}, err
+	}
+	nodes, err := celltest.NodesPerStep(b, fresh)
+	if err != nil {
+		return Result{}, err
+	}
 	return Result{Model: p.Model.Kind, Hidden: p.Model.Hidden, Task: p.Task.Kind, T: p.Task.T, Batch: 20, Chunk: chunk, Backend: b.Name(),
-		StepMs: med, BuildMs: max(0, times[0]-med), StepsPerS: 1000 / med, PeakMiB: peakMiB(), Loss: loss}, nil
+		StepMs: med, BuildMs: max(0, times[0]-med), StepsPerS: 1000 / med, PeakMiB: peak, NodesFwd: nodes.Forward,
+		NodesGrad: nodes.Training, Loss: loss}, nil
 }
 
 // peakMiB returns the process's peak resident set size (VmHWM) in MiB, or 0 if unknown.
@@ -313,8 +326,8 @@ func torchTimes(script string, configs []string, steps, longSteps int) (map[stri
 }
 
 func printTable(results []Result, note string) {
-	fmt.Printf("%-13s %6s %-7s %5s %6s %10s %10s %8s %9s %10s %11s %7s\n", "model", "hidden", "task", "T", "chunk",
-		"step ms", "build ms", "steps/s", "peak MiB", "torch ms", "torch W ms", "ratio")
+	fmt.Printf("%-13s %6s %-7s %5s %6s %10s %10s %8s %9s %10s %10s %11s %7s\n", "model", "hidden", "task", "T", "chunk",
+		"step ms", "build ms", "steps/s", "peak MiB", "nodes/step", "torch ms", "torch W ms", "ratio")
 	ms := func(v float64) string {
 		if v > 0 {
 			return fmt.Sprintf("%.1f", v)
@@ -326,8 +339,8 @@ func printTable(results []Result, note string) {
 		if r.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2f×", r.Ratio)
 		}
-		fmt.Printf("%-13s %6d %-7s %5d %6d %10.1f %10.1f %8.2f %9.0f %10s %11s %7s\n", r.Model, r.Hidden, r.Task, r.T, r.Chunk,
-			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, ms(r.TorchMs), ms(r.TorchWMs), ratio)
+		fmt.Printf("%-13s %6d %-7s %5d %6d %10.1f %10.1f %8.2f %9.0f %10s %10s %11s %7s\n", r.Model, r.Hidden, r.Task, r.T, r.Chunk,
+			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, fmt.Sprintf("%d/%d", r.NodesFwd, r.NodesGrad), ms(r.TorchMs), ms(r.TorchWMs), ratio)
 	}
 	fmt.Println(note)
 }
