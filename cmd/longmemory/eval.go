@@ -11,8 +11,8 @@ import (
 	"slices"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
-	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // saltTest seeds the fresh test sequences of the synthetic tasks, so that they differ from
@@ -42,7 +42,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("eval: -n = %d and -batch = %d, want both >= 1", *n, *batch)
 	}
 	dir := fs.Arg(0)
-	reps := replicaDirs(dir)
+	reps := runs.Replicas(dir)
 	if len(reps) == 0 {
 		sc, err := evalRun(dir, *n, *batch, stderr)
 		if err != nil {
@@ -65,8 +65,8 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 			errs = append(errs, err)
 		}
 	}
-	fmt.Fprintf(stdout, "%d seeds: loss median %.4f [%.4f–%.4f]", len(reps), median(losses), slices.Min(losses), slices.Max(losses))
-	if a := median(accs); !math.IsNaN(a) {
+	fmt.Fprintf(stdout, "%d seeds: loss median %.4f [%.4f–%.4f]", len(reps), runs.Median(losses), slices.Min(losses), slices.Max(losses))
+	if a := runs.Median(accs); !math.IsNaN(a) {
 		fmt.Fprintf(stdout, ", accuracy median %.2f%% [%.2f–%.2f%%]", 100*a, 100*slices.Min(accs), 100*slices.Max(accs))
 	}
 	fmt.Fprintln(stdout)
@@ -98,21 +98,16 @@ func (s score) diverged() error {
 
 // evalRun scores the latest checkpoint of the run in dir on n test examples, batch at a time.
 func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
-	meta, err := readRunFile(dir)
+	meta, err := runs.ReadMeta(dir)
 	if err != nil {
 		return score{}, fmt.Errorf("eval: %w", err)
 	}
 	p := meta.Preset
-	p.Train.CheckpointDir = filepath.Join(dir, "checkpoints")
-	cell, task, err := p.Build()
-	if err != nil {
-		return score{}, err
-	}
 	b, err := backend.New()
 	if err != nil {
 		return score{}, err
 	}
-	tr, err := train.New(b, cell, task, p.Train)
+	tr, task, err := runs.NewTrainer(b, p, dir)
 	if err != nil {
 		return score{}, err
 	}
@@ -124,7 +119,7 @@ func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
 		return score{}, err
 	}
 	if !ok {
-		return score{}, fmt.Errorf("eval: no checkpoint in %s", p.Train.CheckpointDir)
+		return score{}, fmt.Errorf("eval: no checkpoint in %s", tr.Config.CheckpointDir)
 	}
 	// The test batches: the test split of pixel MNIST, fresh draws otherwise.
 	rng := rand.New(rand.NewPCG(p.Train.Seed, saltTest))

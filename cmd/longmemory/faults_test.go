@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
 // TestMain re-executes this test binary as the longmemory command when LONGMEMORY_TEST_MAIN
@@ -290,7 +292,7 @@ func TestResumeRefusesChangedSettings(t *testing.T) {
 	if code, out := cli("train", "-out", dir, "-resume", "-steps", "5", "-quiet"); code != 0 {
 		t.Fatalf("resume with -steps only: exit %d\n%s", code, out)
 	}
-	meta, err := readRunFile(dir)
+	meta, err := runs.ReadMeta(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,8 +410,8 @@ func TestFullDisk(t *testing.T) {
 	for _, p := range []string{filepath.Join(dir, "log.csv"), filepath.Join(dir, "run.json"), fig} {
 		before[p], _ = os.ReadFile(p)
 	}
-	wrapWriter = func(w io.Writer) io.Writer { return failingWriter{w} }
-	defer func() { wrapWriter = func(w io.Writer) io.Writer { return w } }()
+	runs.WrapWriter = func(w io.Writer) io.Writer { return failingWriter{w} }
+	defer func() { runs.WrapWriter = func(w io.Writer) io.Writer { return w } }()
 	if code, out := cli("train", "-out", dir, "-resume", "-steps", "4", "-quiet"); code != 1 || !strings.Contains(out, "no space left") {
 		t.Errorf("resume on a full disk: exit %d\n%s", code, out)
 	}
@@ -425,7 +427,7 @@ func TestFullDisk(t *testing.T) {
 		}
 	}
 	// plot -o onto a path that cannot be replaced (a directory) leaves no temporary file.
-	wrapWriter = func(w io.Writer) io.Writer { return w }
+	runs.WrapWriter = func(w io.Writer) io.Writer { return w }
 	blocked := filepath.Join(t.TempDir(), "dir.svg")
 	os.MkdirAll(filepath.Join(blocked, "x"), 0o755)
 	if code, _ := cli("plot", "-o", blocked, dir); code != 1 {

@@ -12,7 +12,8 @@
 // `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
 // evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C, SIGTERM or
 // SIGHUP (then it exits with 128 + the signal's number). A lock file keeps a second `train`
-// out of a run directory in use. The backend is chosen by GOMLX_BACKEND (pure Go by default).
+// out of a run directory in use. The run directory is package runs's, which the notebooks'
+// Train writes too: plot, summary, eval and verdict read notebook runs alike. The backend is chosen by GOMLX_BACKEND (pure Go by default).
 package main
 
 import (

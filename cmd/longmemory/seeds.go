@@ -6,40 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
-
-// replicaPrefix names the replica directories of a multi-seed run: DIR/seed-<seed>.
-const replicaPrefix = "seed-"
-
-// replicaDirs returns the replica directories of a multi-seed run directory, ordered by
-// seed, or nil if dir is a single run.
-func replicaDirs(dir string) []string {
-	matches, _ := filepath.Glob(filepath.Join(dir, replicaPrefix+"*"))
-	var dirs []string
-	for _, m := range matches {
-		if _, err := strconv.ParseUint(strings.TrimPrefix(filepath.Base(m), replicaPrefix), 10, 64); err == nil {
-			if st, err := os.Stat(m); err == nil && st.IsDir() {
-				dirs = append(dirs, m)
-			}
-		}
-	}
-	sort.Slice(dirs, func(i, j int) bool { return replicaSeed(dirs[i]) < replicaSeed(dirs[j]) })
-	return dirs
-}
-
-// replicaSeed is the seed in a replica directory's name.
-func replicaSeed(dir string) uint64 {
-	s, _ := strconv.ParseUint(strings.TrimPrefix(filepath.Base(dir), replicaPrefix), 10, 64)
-	return s
-}
 
 // trainSeeds runs n replicas of the run that fs describes (its flags as set, -seeds and
 // -jobs aside): replica r trains with seed base + r in DIR/seed-<base + r>, a run directory
@@ -68,8 +42,8 @@ func trainSeeds(fs *flag.FlagSet, out string, n, jobs int, resume bool, stdout, 
 		}
 	})
 	if !seedSet {
-		if dirs := replicaDirs(out); resume && len(dirs) > 0 {
-			base = replicaSeed(dirs[0])
+		if dirs := runs.Replicas(out); resume && len(dirs) > 0 {
+			base = runs.ReplicaSeed(dirs[0])
 		} else if p := fs.Lookup("preset").Value.String(); p != "" {
 			preset, err := experiments.Lookup(p)
 			if err != nil {
@@ -97,9 +71,9 @@ func trainSeeds(fs *flag.FlagSet, out string, n, jobs int, resume bool, stdout, 
 		wg.Go(func() {
 			for r := range next {
 				seed := base + uint64(r)
-				dir := filepath.Join(out, fmt.Sprintf("%s%d", replicaPrefix, seed))
+				dir := runs.ReplicaDir(out, seed)
 				rargs := append(slices.Clone(args), "-out="+dir, "-seed="+strconv.FormatUint(seed, 10), "-quiet")
-				if resume && !hasRun(dir) {
+				if resume && !runs.HasCheckpoints(dir) {
 					rargs = slices.DeleteFunc(rargs, func(a string) bool { return a == "-resume=true" })
 				}
 				var rout strings.Builder

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
 // TestTrainSeeds trains three replicas, checks that replica r is the single run with seed
@@ -22,7 +24,7 @@ func TestTrainSeeds(t *testing.T) {
 		t.Fatalf("-seeds 3: exit %d\n%s", code, out)
 	}
 	var got []string
-	for _, d := range replicaDirs(dir) {
+	for _, d := range runs.Replicas(dir) {
 		got = append(got, filepath.Base(d))
 	}
 	if !slices.Equal(got, []string{"seed-7", "seed-8", "seed-9"}) {
@@ -49,7 +51,7 @@ func TestTrainSeeds(t *testing.T) {
 	if code, out := cli("train", "-out", dir, "-resume", "-steps", "6", "-quiet"); code != 0 {
 		t.Fatalf("resume: exit %d\n%s", code, out)
 	}
-	for _, d := range replicaDirs(dir) {
+	for _, d := range runs.Replicas(dir) {
 		if rows := readCols(t, filepath.Join(d, "log.csv")); len(rows) != 7 {
 			t.Errorf("%s after resume: %d log lines, want 7 (header + 6 steps)", d, len(rows))
 		}
@@ -87,7 +89,7 @@ func TestTrainSeeds(t *testing.T) {
 	if b, _ := os.ReadFile(svg); !strings.Contains(string(b), "tanh 6, 3 seeds") || !strings.Contains(string(b), "fill-opacity:0.2") {
 		t.Errorf("the plot of a multi-seed run has no band named for its seeds")
 	}
-	if m := median([]float64{3, math.NaN(), 1, 2, 10}); m != 2.5 {
+	if m := runs.Median([]float64{3, math.NaN(), 1, 2, 10}); m != 2.5 {
 		t.Errorf("median(3, NaN, 1, 2, 10) = %v, want 2.5", m)
 	}
 	for _, bad := range [][]string{{"-seeds", "0"}, {"-seeds", "65"}, {"-seeds", "2", "-jobs", "3"}} {

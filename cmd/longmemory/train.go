@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,15 +12,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -42,23 +38,6 @@ func (e interrupted) exitCode() int {
 		return 128 + int(s)
 	}
 	return 130
-}
-
-// runFile is DIR/run.json: what was trained, so that `plot` can label it and draw the
-// baseline. Preset holds the latest settings, with the defaults applied; Spans the settings
-// of each span of steps (a -resume -override that changes a setting starts a new span).
-type runFile struct {
-	Preset   experiments.Preset
-	Task     string
-	Baseline float64
-	Backend  string
-	Spans    []span
-}
-
-// span is the settings a run used from step From + 1 on.
-type span struct {
-	From   int
-	Preset experiments.Preset
 }
 
 // presetFlag binds flag -name to one field of the preset. Flags are parsed before the preset
@@ -168,7 +147,7 @@ func bindPresetFlags(fs *flag.FlagSet) (apply func(p *experiments.Preset) error)
 var flagNames = func() map[string]string {
 	p := new(experiments.Preset) // on the heap: its fields' addresses do not move
 	path := map[uintptr]string{}
-	fields("", reflect.ValueOf(p).Elem(), func(name string, f reflect.Value) { path[f.Addr().Pointer()] = name })
+	runs.Fields(reflect.ValueOf(p).Elem(), func(name string, f reflect.Value) { path[f.Addr().Pointer()] = name })
 	names := map[string]string{}
 	for _, f := range presetFlags {
 		names[path[reflect.ValueOf(f.field(p)).Pointer()]] = "-" + f.name
@@ -176,53 +155,16 @@ var flagNames = func() map[string]string {
 	return names
 }()
 
-// bookkeeping are the fields a resumed run may change without -override: they do not change
-// what the steps compute.
-var bookkeeping = map[string]bool{"Name": true, "Paper": true, "Train.Steps": true, "Train.EvalEvery": true,
-	"Train.CheckpointEvery": true, "Train.CheckpointDir": true}
-
-// fields calls visit with "Path.To.Field" and the value of each exported field of struct v,
-// nested structs flattened.
-func fields(prefix string, v reflect.Value, visit func(name string, f reflect.Value)) {
-	for i := range v.NumField() {
-		if !v.Type().Field(i).IsExported() {
-			continue
-		}
-		f, name := v.Field(i), v.Type().Field(i).Name
-		if prefix != "" {
-			name = prefix + "." + name
-		}
-		if f.Kind() == reflect.Struct {
-			fields(name, f, visit)
-		} else {
-			visit(name, f)
-		}
-	}
-}
-
-// changedSettings describes each field of now that differs from was, other than bookkeeping
-// ones, as "-flag: old → new", sorted; both are compared with their defaults applied.
+// changedSettings describes each setting of now that differs from was (runs.Diff: other
+// than bookkeeping ones, defaults applied) as "-flag: old → new", sorted.
 func changedSettings(was, now experiments.Preset) []string {
-	norm := func(p experiments.Preset) map[string]any {
-		if c, err := p.Train.WithDefaults(); err == nil {
-			c.EvalBatch = p.Train.EvalBatch
-			p.Train = c
-		}
-		out := map[string]any{}
-		fields("", reflect.ValueOf(p), func(name string, f reflect.Value) { out[name] = f.Interface() })
-		return out
-	}
-	a, b := norm(was), norm(now)
 	var out []string
-	for k, v := range a {
-		if bookkeeping[k] || (k == "Train.EvalBatch" && (v == 0 || b[k] == 0)) || reflect.DeepEqual(v, b[k]) {
-			continue
-		}
-		name := flagNames[k]
+	for _, c := range runs.Diff(was, now) {
+		name := flagNames[c.Field]
 		if name == "" {
-			name = k
+			name = c.Field
 		}
-		out = append(out, fmt.Sprintf("%s: %v → %v", name, v, b[k]))
+		out = append(out, fmt.Sprintf("%s: %v → %v", name, c.Was, c.Now))
 	}
 	sort.Strings(out)
 	return out
@@ -254,14 +196,14 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 || *jobs > *seeds {
 		return fmt.Errorf("train: -jobs %d, want 1..%d (the number of -seeds)", *jobs, *seeds)
 	}
-	if *seeds > 1 || (*resume && len(replicaDirs(*out)) > 0) {
+	if *seeds > 1 || (*resume && len(runs.Replicas(*out)) > 0) {
 		if *seeds == 1 {
-			*seeds = len(replicaDirs(*out))
+			*seeds = len(runs.Replicas(*out))
 		}
 		return trainSeeds(fs, *out, *seeds, *jobs, *resume, stdout, stderr)
 	}
 	var p experiments.Preset
-	recorded, err := readRunFile(*out)
+	recorded, err := runs.ReadMeta(*out)
 	switch {
 	case *resume && err == nil && *preset != "" && *preset != recorded.Preset.Name:
 		return fmt.Errorf("train: -resume: %s holds a run of preset %q, not %q", *out, recorded.Preset.Name, *preset)
@@ -282,35 +224,35 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if *override && !*resume {
 		return fmt.Errorf("train: -override changes the settings of a resumed run: it needs -resume")
 	}
-	p.Train.CheckpointDir = filepath.Join(*out, "checkpoints")
+	p.Train.CheckpointDir = runs.CheckpointDir(*out)
 	if *resume && recorded.Preset.Name != "" {
 		if changed := changedSettings(recorded.Preset, p); len(changed) > 0 && !*override {
 			return fmt.Errorf("train: -resume: settings differ from those the run used (%s): %s; pass -override to change them from the resumed step on",
-				filepath.Join(*out, "run.json"), strings.Join(changed, ", "))
+				filepath.Join(*out, runs.MetaFile), strings.Join(changed, ", "))
 		}
 	}
-	cell, tk, err := p.Build()
-	if err != nil {
+	if _, _, err := p.Build(); err != nil { // before anything is written
 		return err
 	}
-	logPath, runPath := filepath.Join(*out, "log.csv"), filepath.Join(*out, "run.json")
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("train: -out: %w", err)
 	}
-	unlock, err := lockRun(*out, stderr)
+	dir, err := runs.Open(*out)
 	if err != nil {
-		return err
+		return fmt.Errorf("train: %w", err)
 	}
-	defer unlock()
-	removeStale(*out, stderr)
-	if !*resume && hasRun(*out) {
+	defer dir.Close()
+	for _, n := range dir.Notices {
+		fmt.Fprintf(stderr, "longmemory: %s\n", n)
+	}
+	if !*resume && runs.HasCheckpoints(*out) {
 		return fmt.Errorf("train: %s already holds a run; pass -resume to continue it or choose another -out", *out)
 	}
 	b, err := backend.New()
 	if err != nil {
 		return err
 	}
-	tr, err := train.New(b, cell, tk, p.Train)
+	tr, tk, err := runs.NewTrainer(b, p, *out)
 	if err != nil {
 		return err
 	}
@@ -328,23 +270,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "resumed %s at step %d\n", tr.LastCheckpoint, tr.Step)
 	}
 	p.Train = tr.Config // what the run uses, defaults applied
-	spans := []span{{From: 0, Preset: p}}
-	if *resume {
-		spans = recorded.Spans
-		if len(spans) == 0 {
-			spans = []span{{From: 0, Preset: recorded.Preset}}
-		}
-		for len(spans) > 1 && spans[len(spans)-1].From >= tr.Step {
-			spans = spans[:len(spans)-1]
-		}
-		if last := &spans[len(spans)-1]; len(changedSettings(last.Preset, p)) == 0 || last.From == tr.Step {
-			last.Preset = p
-		} else {
-			spans = append(spans, span{From: tr.Step, Preset: p})
-		}
-	}
-	meta, _ := json.MarshalIndent(runFile{Preset: p, Task: tk.String(), Baseline: tk.Baseline(), Backend: b.Name(), Spans: spans}, "", "  ")
-	if err := writeFileAtomic(runPath, func(w io.Writer) error { _, err := w.Write(meta); return err }); err != nil {
+	if err := dir.WriteMeta(p, tr, b.Name()); err != nil {
 		return fmt.Errorf("train: -out: %w", err)
 	}
 
@@ -369,15 +295,9 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 			lastEval = r.EvalLoss
 		}
 	}
-	err = tr.Run(ctx, func(r train.Record) {
+	err, werr := dir.Train(ctx, tr, func(r train.Record) {
 		if !math.IsNaN(r.EvalLoss) {
 			lastEval = r.EvalLoss
-		}
-		if r.Step%tr.Config.CheckpointEvery == 0 {
-			// Keep the log in step with the checkpoints, so an interrupted run can be plotted.
-			if err := writeLog(logPath, tr.Log); err != nil {
-				fmt.Fprintln(stderr, "longmemory:", err)
-			}
 		}
 		if *quiet || (time.Since(last) < time.Second && r.Step != p.Train.Steps) {
 			return
@@ -386,12 +306,14 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 		rate := float64(r.Step-startStep) / time.Since(start).Seconds()
 		fmt.Fprintf(stderr, "\r%s %5d/%d  %6.2f steps/s  loss %.4f  eval %.4f  baseline %.4f ",
 			bar(r.Step, p.Train.Steps, 20), r.Step, p.Train.Steps, rate, r.Loss, lastEval, tk.Baseline())
+	}, func(err error) { // a write of the log at a checkpoint step failed: say so, go on
+		fmt.Fprintln(stderr, "longmemory: train:", err)
 	})
 	if !*quiet {
 		fmt.Fprintln(stderr)
 	}
-	if werr := writeLog(logPath, tr.Log); werr != nil {
-		return werr
+	if werr != nil {
+		return fmt.Errorf("train: %w", werr)
 	}
 	if err == context.Canceled { // exactly: Run wraps it when the checkpoint failed
 		var sig interrupted
@@ -403,62 +325,9 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d steps, held-out loss %.4f (baseline %.4f), log %s\n", p.Name, tr.Step, lastEval, tk.Baseline(), logPath)
+	fmt.Fprintf(stdout, "%s: %d steps, held-out loss %.4f (baseline %.4f), log %s\n", p.Name, tr.Step, lastEval, tk.Baseline(),
+		filepath.Join(*out, runs.LogFile))
 	return nil
-}
-
-// lockRun takes the lock of run directory dir (an flock on dir/lock, which holds the
-// holder's PID and host) and returns its release. A lock held by a live process is an error
-// naming its PID and host; one left by a process that died (the kernel released its flock)
-// is taken over with a message on stderr.
-func lockRun(dir string, stderr io.Writer) (func(), error) {
-	path := filepath.Join(dir, "lock")
-	fl := flock.New(path)
-	ok, err := fl.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("train: locking %s: %w", dir, err)
-	}
-	holder, _ := os.ReadFile(path)
-	who := strings.TrimSpace(string(holder))
-	if !ok {
-		if who == "" {
-			who = "another process"
-		}
-		return nil, fmt.Errorf("train: %s is in use by %s (lock %s): wait for that run to end, or stop it", dir, who, path)
-	}
-	if who != "" {
-		fmt.Fprintf(stderr, "longmemory: taking over the stale lock of %s (no longer running)\n", who)
-	}
-	host, _ := os.Hostname()
-	if err := os.WriteFile(path, []byte(fmt.Sprintf("PID %d on %s\n", os.Getpid(), host)), 0o644); err != nil {
-		fl.Unlock()
-		return nil, fmt.Errorf("train: locking %s: %w", dir, err)
-	}
-	return func() {
-		os.Truncate(path, 0) // an empty lock file: the last holder ended cleanly
-		fl.Unlock()
-	}, nil
-}
-
-// removeStale deletes the temporary files a killed run left in run directory dir (whose
-// lock the caller holds), saying so on stderr.
-func removeStale(dir string, stderr io.Writer) {
-	stale, _ := train.RemoveStaleTemp(filepath.Join(dir, "checkpoints"))
-	for _, name := range []string{"log.csv.tmp", "run.json.tmp"} {
-		if p := filepath.Join(dir, name); os.Remove(p) == nil {
-			stale = append(stale, p)
-		}
-	}
-	for _, p := range stale {
-		fmt.Fprintf(stderr, "longmemory: removed %s, left by a run that was killed\n", p)
-	}
-}
-
-// hasRun reports whether dir holds checkpoints: a run that stopped before its first one
-// (its log.csv and run.json only) can be started again.
-func hasRun(dir string) bool {
-	entries, _ := os.ReadDir(filepath.Join(dir, "checkpoints"))
-	return len(entries) > 0
 }
 
 // bar draws a progress bar of width w.
@@ -473,48 +342,4 @@ func bar(done, total, w int) string {
 		}
 	}
 	return string(append(s, ']'))
-}
-
-var logHeader = []string{"step", "loss", "grad_norm", "eval_loss", "eval_accuracy", "seconds"}
-
-// writeLog writes every record as CSV (NaN where not evaluated), atomically.
-func writeLog(path string, log []train.Record) error {
-	err := writeFileAtomic(path, func(f io.Writer) error {
-		w := csv.NewWriter(f)
-		w.Write(logHeader)
-		g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-		for _, r := range log {
-			w.Write([]string{strconv.Itoa(r.Step), g(r.Loss), g(r.GradNorm), g(r.EvalLoss), g(r.EvalAccuracy), g(r.Seconds)})
-		}
-		w.Flush()
-		return w.Error()
-	})
-	if err != nil {
-		return fmt.Errorf("train: writing the log: %w", err)
-	}
-	return nil
-}
-
-// wrapWriter is the identity; tests replace it with a writer that fails part-way, as a full
-// disk does.
-var wrapWriter = func(w io.Writer) io.Writer { return w }
-
-// writeFileAtomic writes path through write into path + ".tmp", then renames it into place:
-// path is either left as it was or replaced whole. On any failure the temporary file is
-// removed.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if err := errors.Join(write(wrapWriter(f)), f.Sync(), f.Close()); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

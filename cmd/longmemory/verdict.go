@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
 // verdictTolerance is the relative margin around the baseline within which a loss counts as
@@ -33,24 +35,21 @@ type groupResult struct {
 // "still falling" if the median replica lost more than 5% of its loss over the second half
 // of training, else "flat".
 func readGroup(dir string, threshold func(baseline float64) float64) (groupResult, error) {
-	reps := replicaDirs(dir)
-	if len(reps) == 0 {
-		reps = []string{dir}
-	}
+	reps := runs.RunDirs(dir)
 	g := groupResult{name: filepath.Base(dir), seeds: len(reps), steps: math.MaxInt}
 	var drops []float64
 	for _, rep := range reps {
-		meta, rows, err := readRun(rep)
+		meta, log, err := runs.Read(rep)
 		if err != nil {
 			return g, err
 		}
-		steps, loss := lossCurve(rows, false)
+		steps, loss := runs.LossCurve(log, false)
 		if len(loss) == 0 {
 			return g, fmt.Errorf("%s: no held-out loss in its log", rep)
 		}
 		g.baseline = meta.Baseline
-		last := rows[len(rows)-1]
-		g.steps, g.seconds = min(g.steps, int(last.Step)), max(g.seconds, last.Seconds)
+		last := log[len(log)-1]
+		g.steps, g.seconds = min(g.steps, last.Step), max(g.seconds, last.Seconds)
 		final := loss[len(loss)-1]
 		half := loss[0]
 		for i, s := range steps {
@@ -61,11 +60,11 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 		g.finals, g.halfway = append(g.finals, final), append(g.halfway, half)
 		drops = append(drops, (half-final)/half)
 	}
-	g.median, g.lo, g.hi = median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
+	g.median, g.lo, g.hi = runs.Median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
 	switch {
 	case g.median < threshold(g.baseline):
 		g.status = "learns"
-	case median(drops) > 0.05:
+	case runs.Median(drops) > 0.05:
 		g.status = "still falling"
 	default:
 		g.status = "flat"

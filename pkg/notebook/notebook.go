@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"html"
@@ -25,6 +26,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -68,10 +70,20 @@ func RunsDir() string {
 	return filepath.Join(root, "build", "runs")
 }
 
-// CheckpointDir is where Train keeps p's checkpoints: RunsDir()/<p.Name>-<hash of p's
-// model, task and training settings>, so that a cell re-run with the same settings resumes
-// and one with any setting changed (learning rate, scaling, …) starts a run of its own.
-func CheckpointDir(p experiments.Preset) string {
+// RunDir is Train's run directory for p (see package runs: run.json, log.csv,
+// checkpoints): RunsDir()/<p.Name>-<FNV-32a of runs.Key(p)>, so that a cell re-run with the
+// same settings resumes and one with any setting changed (learning rate, scaling, …) starts a
+// run of its own. Where the run lives (Train.CheckpointDir) is not part of the key, and
+// neither is a field added to the preset's types with its zero value.
+func RunDir(p experiments.Preset) string {
+	h := fnv.New32a()
+	h.Write([]byte(runs.Key(p)))
+	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
+}
+
+// legacyDir is where Train kept p's checkpoints before run directories: named by a hash of
+// the settings as printed, the checkpoint files at its top.
+func legacyDir(p experiments.Preset) string {
 	cfg := p.Train
 	cfg.CheckpointDir = ""
 	h := fnv.New32a()
@@ -79,41 +91,76 @@ func CheckpointDir(p experiments.Preset) string {
 	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
 }
 
+// adoptLegacy makes the checkpoints of p's legacy directory, if there is one and p has no run
+// directory yet, the checkpoints of run directory dir (a rename: nothing is copied or lost).
+func adoptLegacy(p experiments.Preset, dir string) error {
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	old := legacyDir(p)
+	if st, err := os.Stat(old); err != nil || !st.IsDir() {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(old, runs.CheckpointDir(dir)); err != nil {
+		return fmt.Errorf("moving the checkpoints of %s into %s: %w", old, dir, err)
+	}
+	fmt.Printf("%s: checkpoints of %s moved into the run directory %s\n", p.Name, old, dir)
+	return nil
+}
+
 // Run is one finished (or resumed) training run.
 type Run struct {
 	Name     string
 	Baseline float64
 	Trainer  *train.Trainer
+	Dir      string // its run directory (RunDir): `longmemory plot` and `summary` read it
 }
 
-// Train trains preset p with a live loss plot in the cell, checkpointing into
-// CheckpointDir(p). If that directory holds a checkpoint, training continues from it
-// (after an interrupt, re-running the cell resumes; a finished run is simply reloaded).
-// Interrupting the cell (SIGINT, or SIGTERM and SIGHUP: train.StopSignals) saves a
-// checkpoint and returns the run so far.
+// Train trains preset p with a live loss plot in the cell, in run directory RunDir(p),
+// through package runs: run.json, log.csv (kept in step with the checkpoints) and the
+// checkpoints, as `longmemory train` writes them, so that `longmemory plot`, `summary` and
+// `eval` read notebook runs too. The directory is locked while Train runs. If it holds a
+// checkpoint, training continues from it (after an interrupt, re-running the cell resumes; a
+// finished run is simply reloaded); checkpoints it cannot resume from are moved aside with
+// the run's log (runs.Dir.SetAside), never deleted, and the run starts afresh. Interrupting
+// the cell (SIGINT, or SIGTERM and SIGHUP: train.StopSignals) saves a checkpoint and returns
+// the run so far.
 func Train(p experiments.Preset) (*Run, error) {
-	cell, task, err := p.Build()
-	if err != nil {
+	if _, _, err := p.Build(); err != nil {
 		return nil, err
 	}
 	b, err := backend.New()
 	if err != nil {
 		return nil, err
 	}
-	p.Train.CheckpointDir = CheckpointDir(p)
-	tr, err := train.New(b, cell, task, p.Train)
+	dir := RunDir(p)
+	if err := adoptLegacy(p, dir); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	d, err := runs.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	defer d.Close()
+	for _, n := range d.Notices {
+		fmt.Printf("%s: %s\n", p.Name, n)
+	}
+	tr, task, err := runs.NewTrainer(b, p, dir)
 	if err != nil {
 		return nil, err
 	}
 	if ok, err := tr.Resume(); err != nil {
 		// Checkpoints this code cannot read (written by an older version of a model, say):
 		// keep them aside, never delete a run, and start afresh.
-		aside := fmt.Sprintf("%s.unreadable-%s", p.Train.CheckpointDir, time.Now().Format("20060102-150405"))
-		if rerr := os.Rename(p.Train.CheckpointDir, aside); rerr != nil {
-			return nil, fmt.Errorf("%s: cannot resume (%v) nor move the checkpoints aside: %w", p.Name, err, rerr)
+		aside, rerr := d.SetAside()
+		if rerr != nil {
+			return nil, fmt.Errorf("%s: cannot resume (%v) nor move the run aside: %w", p.Name, err, rerr)
 		}
-		fmt.Printf("%s: cannot resume (%v); checkpoints moved to %s, starting afresh\n", p.Name, err, aside)
-		if tr, err = train.New(b, cell, task, p.Train); err != nil {
+		fmt.Printf("%s: cannot resume (%v); the run moved to %s, starting afresh\n", p.Name, err, aside)
+		if tr, task, err = runs.NewTrainer(b, p, dir); err != nil {
 			return nil, err
 		}
 	} else if ok && len(tr.Skipped) > 0 {
@@ -123,13 +170,16 @@ func Train(p experiments.Preset) (*Run, error) {
 		// another figure of it) prints nothing.
 		fmt.Printf("%s: continuing from the checkpoint at step %d\n", p.Name, tr.Step)
 	}
-	run := &Run{Name: fmt.Sprintf("%s %d", p.Model.Kind, p.Model.Hidden), Baseline: task.Baseline(), Trainer: tr}
+	if err := d.WriteMeta(p, tr, b.Name()); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	run := &Run{Name: fmt.Sprintf("%s %d", p.Model.Kind, p.Model.Hidden), Baseline: task.Baseline(), Trainer: tr, Dir: dir}
 	id := "live_" + gonbui.UniqueId()
 	last, shown := time.Time{}, false
 	ctx, stop := signal.NotifyContext(context.Background(), train.StopSignals...)
 	defer stop()
 	start := time.Now()
-	err = tr.Run(ctx, func(r train.Record) {
+	err, logErr := d.Train(ctx, tr, func(r train.Record) {
 		if !gonbui.IsNotebook || (time.Since(last) < 2*time.Second && r.Step != p.Train.Steps) {
 			return
 		}
@@ -137,7 +187,7 @@ func Train(p experiments.Preset) (*Run, error) {
 		status := fmt.Sprintf("<b>%s</b>: step %d/%d, %.2f steps/s, loss %.4f (baseline %.4f)",
 			html.EscapeString(p.Name), r.Step, p.Train.Steps, float64(len(tr.Log))/math.Max(time.Since(start).Seconds(), 1e-9), r.Loss, run.Baseline)
 		gonbui.UpdateHTML(id, "<div>"+status+"</div>"+imgTag(LossChart(task.String(), run.Baseline, false, run)))
-	})
+	}, func(err error) { fmt.Printf("%s: %v\n", p.Name, err) })
 	if shown {
 		// The live block is transient, but a notebook saves its last content: end it with a
 		// line of text saying how the run went (emptying it would leave a blank output).
@@ -146,7 +196,10 @@ func Train(p experiments.Preset) (*Run, error) {
 	}
 	if err == context.Canceled {
 		fmt.Printf("%s: interrupted at step %d; checkpoint saved, re-run the cell to continue\n", p.Name, tr.Step)
-		return run, nil
+		err = nil
+	}
+	if err == nil && logErr != nil {
+		err = fmt.Errorf("%s: %w", p.Name, logErr)
 	}
 	return run, err
 }
@@ -154,25 +207,12 @@ func Train(p experiments.Preset) (*Run, error) {
 // LossChart draws the held-out loss of each run against the iteration (or, with
 // trainLoss, the training loss of every step), with the memoryless baseline dashed, as in
 // the papers' figures.
-func LossChart(title string, baseline float64, trainLoss bool, runs ...*Run) plots.Chart {
+func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380}
-	last := 1.0
-	for _, r := range runs {
-		s := plots.Series{Name: r.Name}
-		for _, rec := range r.Trainer.Log {
-			v := rec.EvalLoss
-			if trainLoss {
-				v = rec.Loss
-			}
-			if !math.IsNaN(v) {
-				s.X = append(s.X, float64(rec.Step))
-				s.Y = append(s.Y, v)
-				last = math.Max(last, float64(rec.Step))
-			}
-		}
-		c.Series = append(c.Series, s)
+	for _, r := range rs {
+		c.Series = append(c.Series, runs.LossSeries(r.Name, trainLoss, r.Trainer.Log))
 	}
-	c.Series = append(c.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
+	runs.AddBaseline(&c, baseline)
 	return c
 }
 
@@ -281,23 +321,25 @@ func TrainAll(presets ...experiments.Preset) ([]*Run, error) {
 	return runs, nil
 }
 
-// Summary returns one line per run: final held-out loss (and accuracy for classification)
-// against the baseline, steps and wall time.
-func Summary(runs ...*Run) string {
+// Summary returns one line per run: last held-out loss (and accuracy for classification)
+// against the baseline, steps and wall time. (runs.Summary gives the table of run
+// directories that `longmemory summary` prints.)
+func Summary(rs ...*Run) string {
 	var b strings.Builder
-	for _, r := range runs {
+	for _, r := range rs {
 		log := r.Trainer.Log
 		if len(log) == 0 {
 			fmt.Fprintf(&b, "%-16s not trained\n", r.Name)
 			continue
 		}
 		last := log[len(log)-1]
+		final, _, accuracy := runs.HeldOut(log)
 		acc := ""
-		if !math.IsNaN(last.EvalAccuracy) {
-			acc = fmt.Sprintf(", accuracy %.1f%%", 100*last.EvalAccuracy)
+		if !math.IsNaN(accuracy) {
+			acc = fmt.Sprintf(", accuracy %.1f%%", 100*accuracy)
 		}
 		fmt.Fprintf(&b, "%-16s held-out loss %.4f (baseline %.4f)%s after %d steps, %.0f s\n",
-			r.Name, last.EvalLoss, r.Baseline, acc, last.Step, last.Seconds)
+			r.Name, final, r.Baseline, acc, last.Step, last.Seconds)
 	}
 	return b.String()
 }
@@ -326,24 +368,20 @@ func TrainSeeds(p experiments.Preset, n int) ([]*Run, error) {
 // with the min–max band over the replicas, and the memoryless baseline dashed.
 func SeedsChart(title string, baseline float64, groups ...[]*Run) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "held-out loss", Width: 720, Height: 380}
-	last := 1.0
 	for _, g := range groups {
 		var xs []float64
 		var curves [][]float64
 		for _, r := range g {
-			one := LossChart("", baseline, false, r).Series[0]
-			if len(one.X) > len(xs) {
-				xs = one.X
+			steps, loss := runs.LossCurve(r.Trainer.Log, false)
+			if len(steps) > len(xs) {
+				xs = steps
 			}
-			curves = append(curves, one.Y)
-		}
-		if len(xs) > 0 {
-			last = math.Max(last, xs[len(xs)-1])
+			curves = append(curves, loss)
 		}
 		if len(g) > 0 {
 			c.Series = append(c.Series, plots.Band(fmt.Sprintf("%s, %d seeds", g[0].Name, len(g)), xs, curves, 0))
 		}
 	}
-	c.Series = append(c.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
+	runs.AddBaseline(&c, baseline)
 	return c
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"os"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/janpfeifer/gonb/gonbui/protocol"
 
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -164,20 +167,21 @@ func TestSizedAndSummary(t *testing.T) {
 	}
 }
 
-// TestCheckpointDir: the same settings share a directory, any changed setting gets its own.
-func TestCheckpointDir(t *testing.T) {
+// TestRunDir: the same settings share a directory, any changed setting gets its own; where
+// the checkpoints live does not count.
+func TestRunDir(t *testing.T) {
 	p, err := experiments.Lookup("henaff/adding-T400/lt-irnn-128")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := CheckpointDir(p)
+	dir := RunDir(p)
 	if !strings.HasPrefix(filepath.Base(dir), "henaff_adding-T400_lt-irnn-128-") || filepath.Dir(dir) != RunsDir() {
-		t.Errorf("CheckpointDir = %s", dir)
+		t.Errorf("RunDir = %s", dir)
 	}
 	q := p
 	q.Train.CheckpointDir = "elsewhere"
-	if CheckpointDir(q) != dir {
-		t.Errorf("CheckpointDir depends on Train.CheckpointDir")
+	if RunDir(q) != dir {
+		t.Errorf("RunDir depends on Train.CheckpointDir")
 	}
 	for _, change := range []func(*experiments.Preset){
 		func(p *experiments.Preset) { p.Train.ScaleHiddenGrad = false },
@@ -187,10 +191,17 @@ func TestCheckpointDir(t *testing.T) {
 	} {
 		q := p
 		change(&q)
-		if CheckpointDir(q) == dir {
+		if RunDir(q) == dir {
 			t.Errorf("a changed setting (%+v) keeps the directory %s", q, dir)
 		}
 	}
+}
+
+// tinyPreset is a run of a few milliseconds.
+func tinyPreset(name string) experiments.Preset {
+	return experiments.Preset{Name: name, Model: experiments.Model{Kind: "tanh", Hidden: 4},
+		Task:  experiments.Task{Kind: "adding", T: 5},
+		Train: train.Config{Steps: 2, Batch: 3, EvalEvery: 1, EvalBatch: 5, CheckpointEvery: 1, Seed: 2}}
 }
 
 // TestTrainKeepsUnreadableCheckpoints checks that checkpoints Train cannot resume from are
@@ -198,10 +209,8 @@ func TestCheckpointDir(t *testing.T) {
 func TestTrainKeepsUnreadableCheckpoints(t *testing.T) {
 	t.Setenv(QuickEnv, "")
 	t.Setenv("LONGMEMORY_ROOT", t.TempDir())
-	p := experiments.Preset{Name: "test/unreadable", Model: experiments.Model{Kind: "tanh", Hidden: 4},
-		Task:  experiments.Task{Kind: "adding", T: 5},
-		Train: train.Config{Steps: 2, Batch: 3, EvalEvery: 1, EvalBatch: 5, CheckpointEvery: 1, Seed: 2}}
-	dir := CheckpointDir(p)
+	p := tinyPreset("test/unreadable")
+	dir := runs.CheckpointDir(RunDir(p))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -216,12 +225,88 @@ func TestTrainKeepsUnreadableCheckpoints(t *testing.T) {
 	if run.Trainer.Step != 2 {
 		t.Errorf("trained to step %d, want 2", run.Trainer.Step)
 	}
-	aside, _ := filepath.Glob(dir + ".unreadable-*")
+	aside, _ := filepath.Glob(filepath.Join(RunDir(p), "unreadable-*"))
 	if len(aside) != 1 {
 		t.Fatalf("moved-aside directories %v, want one", aside)
 	}
-	if got, err := os.ReadFile(filepath.Join(aside[0], "ckpt-000000001.gob")); err != nil || !bytes.Equal(got, junk) {
+	if got, err := os.ReadFile(filepath.Join(aside[0], runs.Checkpoints, "ckpt-000000001.gob")); err != nil || !bytes.Equal(got, junk) {
 		t.Errorf("the unreadable checkpoint was not kept: %q, %v", got, err)
+	}
+}
+
+// TestRunDirReadByCLI: a notebook run's directory holds run.json and log.csv as `longmemory
+// train` writes them, read by the same reader as `longmemory plot`, `summary` and `eval`
+// (package runs), with every field of every record.
+func TestRunDirReadByCLI(t *testing.T) {
+	t.Setenv(QuickEnv, "")
+	t.Setenv("LONGMEMORY_ROOT", t.TempDir())
+	p := tinyPreset("test/readable")
+	run, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, log, err := runs.Read(run.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Preset.Name != p.Name || meta.Task != run.Trainer.Task.String() || meta.Baseline != run.Baseline ||
+		len(meta.Spans) != 1 || meta.Preset.Train.Steps != 2 {
+		t.Errorf("run.json: %+v", meta)
+	}
+	if len(log) != len(run.Trainer.Log) {
+		t.Fatalf("log.csv has %d records, the run %d", len(log), len(run.Trainer.Log))
+	}
+	for i, r := range run.Trainer.Log {
+		if fmt.Sprint(log[i]) != fmt.Sprint(r) {
+			t.Errorf("record %d: log.csv %+v, run %+v", i, log[i], r)
+		}
+	}
+	var table strings.Builder
+	if err := runs.Summary(&table, run.Dir); err != nil || !strings.Contains(table.String(), "| tanh 4 | Adding(T=5) | 2 |") {
+		t.Errorf("runs.Summary: %v\n%s", err, table.String())
+	}
+	if c, err := runs.Chart([]string{run.Dir}, false); err != nil || len(c.Series) != 2 || len(c.Series[0].Y) != 2 {
+		t.Errorf("runs.Chart: %v, %+v", err, c.Series)
+	}
+	// Re-running the cell reloads the finished run and keeps the directory as it was.
+	again, err := Train(p)
+	if err != nil || again.Trainer.Step != 2 || again.Dir != run.Dir {
+		t.Fatalf("reload: %v", err)
+	}
+	if _, log2, _ := runs.Read(run.Dir); fmt.Sprint(log2) != fmt.Sprint(log) {
+		t.Errorf("reloading changed log.csv")
+	}
+}
+
+// TestAdoptLegacy: the checkpoints of a run made before run directories (in the directory
+// named by the old hash, at its top) are resumed from, and moved, not copied.
+func TestAdoptLegacy(t *testing.T) {
+	t.Setenv(QuickEnv, "")
+	t.Setenv("LONGMEMORY_ROOT", t.TempDir())
+	p := tinyPreset("test/legacy")
+	old := legacyDir(p)
+	cell, task, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Train
+	cfg.Steps, cfg.CheckpointDir = 1, old
+	tr, err := train.New(backend.MustNew(), cell, task, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	run, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Trainer.Step != 2 || fmt.Sprint(run.Trainer.Log[0]) != fmt.Sprint(tr.Log[0]) {
+		t.Errorf("did not resume the legacy run: step %d, first record %+v, legacy %+v", run.Trainer.Step, run.Trainer.Log[0], tr.Log[0])
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the legacy directory is still there: %v", err)
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 // log, and what the run was, so that Resume can refuse a checkpoint of another run.
 type checkpoint struct {
 	Version int
-	Model   string // the cell's type and configuration
+	Model   string // the cell's type and configuration (Describe; see checkpointVersion)
 	Task    string
 	Seed    uint64
 	Step    int
@@ -75,12 +75,15 @@ func (sv savedVar) tensor() *tensors.Tensor {
 }
 
 // A checkpoint file is the gob encoding of a checkpoint followed by a trailer: the 8 bytes of
-// checksumMagic and the SHA-256 of the gob bytes. Version 3 files must carry the trailer;
+// checksumMagic and the SHA-256 of the gob bytes. Versions 3 and 4 must carry the trailer;
 // version 2 files (written before it) have none and are read unchecked. The gob decoder
-// ignores what follows the value, so earlier readers still read version 3 payloads.
+// ignores what follows the value, so earlier readers still read later payloads. Version 4
+// records the model as Describe's text; versions 2 and 3 as "%T%+v" of the cell, which
+// legacyMatches compares field by field.
 const (
-	checkpointVersion = 3
-	legacyVersion     = 2 // no checksum trailer
+	checkpointVersion = 4
+	checksumVersion   = 3 // the first with the trailer; Model is the legacy identity
+	legacyVersion     = 2 // no checksum trailer; Model is the legacy identity
 	checkpointPrefix  = "ckpt-"
 	checkpointSuffix  = ".gob"
 	checkpointsKept   = 2
@@ -91,8 +94,18 @@ const (
 	TempPrefix = ".tmp-" + checkpointPrefix
 )
 
+// identity returns what a checkpoint of t records of its model (Describe) and task.
 func (t *Trainer) identity() (modelID, taskID string) {
-	return fmt.Sprintf("%T%+v", t.Cell, t.Cell), t.Task.String()
+	return Describe(t.Cell), t.Task.String()
+}
+
+// sameModel reports whether checkpoint ck was written by a model of t's: by Describe's text
+// from version 4 on, by the legacy identity before.
+func (t *Trainer) sameModel(ck *checkpoint) bool {
+	if ck.Version < checkpointVersion {
+		return legacyMatches(ck.Model, t.Cell)
+	}
+	return ck.Model == Describe(t.Cell)
 }
 
 // Save writes a checkpoint of the current step into Config.CheckpointDir (created if
@@ -245,10 +258,10 @@ func readCheckpoint(path string) (*checkpoint, error) {
 	}
 	switch {
 	case ck.Version == legacyVersion:
-	case ck.Version == checkpointVersion && !checked:
+	case (ck.Version == checksumVersion || ck.Version == checkpointVersion) && !checked:
 		return nil, corrupted("version %d without its checksum (truncated?)", ck.Version)
-	case ck.Version != checkpointVersion:
-		return nil, fmt.Errorf("train: checkpoint %s has version %d, want %d or %d", path, ck.Version, legacyVersion, checkpointVersion)
+	case ck.Version != checksumVersion && ck.Version != checkpointVersion:
+		return nil, fmt.Errorf("train: checkpoint %s has version %d, want %d to %d", path, ck.Version, legacyVersion, checkpointVersion)
 	}
 	return &ck, nil
 }
@@ -257,7 +270,7 @@ func readCheckpoint(path string) (*checkpoint, error) {
 func (t *Trainer) restore(path string, ck *checkpoint) error {
 	modelID, taskID := t.identity()
 	switch {
-	case ck.Model != modelID:
+	case !t.sameModel(ck):
 		return fmt.Errorf("train: checkpoint %s is of model %s, this run is %s", path, ck.Model, modelID)
 	case ck.Task != taskID:
 		return fmt.Errorf("train: checkpoint %s is of task %s, this run is %s", path, ck.Task, taskID)

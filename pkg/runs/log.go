@@ -1,0 +1,124 @@
+package runs
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+// column is one column of log.csv: a field of train.Record.
+type column struct {
+	name     string
+	get      func(r *train.Record) float64
+	set      func(r *train.Record, v float64)
+	optional bool // absent from older logs; NaN then
+}
+
+// columns are log.csv's columns in order, every field of train.Record. Wall time comes last,
+// so that logs of an interrupted and an uninterrupted run compare line by line without it.
+var columns = []column{
+	{"step", func(r *train.Record) float64 { return float64(r.Step) }, func(r *train.Record, v float64) { r.Step = int(v) }, false},
+	{"loss", func(r *train.Record) float64 { return r.Loss }, func(r *train.Record, v float64) { r.Loss = v }, false},
+	{"grad_norm", func(r *train.Record) float64 { return r.GradNorm }, func(r *train.Record, v float64) { r.GradNorm = v }, false},
+	{"eval_loss", func(r *train.Record) float64 { return r.EvalLoss }, func(r *train.Record, v float64) { r.EvalLoss = v }, false},
+	{"eval_accuracy", func(r *train.Record) float64 { return r.EvalAccuracy }, func(r *train.Record, v float64) { r.EvalAccuracy = v }, false},
+	{"penalty", func(r *train.Record) float64 { return r.Penalty }, func(r *train.Record, v float64) { r.Penalty = v }, true},
+	{"seconds", func(r *train.Record) float64 { return r.Seconds }, func(r *train.Record, v float64) { r.Seconds = v }, false},
+}
+
+// Header is the first line of the log.csv that WriteLog writes.
+var Header = func() []string {
+	var h []string
+	for _, c := range columns {
+		h = append(h, c.name)
+	}
+	return h
+}()
+
+// WriteLog writes every record to path as CSV (Header, then a line per record; NaN where a
+// value is absent), atomically (WriteFileAtomic).
+func WriteLog(path string, log []train.Record) error {
+	return WriteFileAtomic(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		w.Write(Header)
+		line := make([]string, len(columns))
+		for i := range log {
+			for k, c := range columns {
+				line[k] = strconv.FormatFloat(c.get(&log[i]), 'g', -1, 64)
+			}
+			w.Write(line)
+		}
+		w.Flush()
+		return w.Error()
+	})
+}
+
+// ReadLog reads a log.csv that WriteLog wrote, or an older one without the penalty column
+// (Penalty is NaN then). Columns are found by their names in the header.
+func ReadLog(path string) ([]train.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	notLog := fmt.Errorf("%s is not a training log (header %v)", path, Header)
+	if len(rows) == 0 {
+		return nil, notLog
+	}
+	at := make([]int, len(columns)) // column k of Header is at[k] in the file, -1 if absent
+	for k, c := range columns {
+		at[k] = slices.Index(rows[0], c.name)
+		if at[k] < 0 && !c.optional {
+			return nil, notLog
+		}
+	}
+	out := make([]train.Record, 0, len(rows)-1)
+	for i, row := range rows[1:] {
+		var r train.Record
+		for k, c := range columns {
+			v := nan
+			if at[k] >= 0 {
+				if v, err = strconv.ParseFloat(row[at[k]], 64); err != nil {
+					return nil, fmt.Errorf("%s line %d: bad number %q", path, i+2, row[at[k]])
+				}
+			}
+			c.set(&r, v)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// WrapWriter wraps the file every WriteFileAtomic writes through; it is the identity, and
+// fault-injection tests replace it with a writer that fails part-way, as a full disk does.
+var WrapWriter = func(w io.Writer) io.Writer { return w }
+
+// WriteFileAtomic writes path through write into path + ".tmp", then renames it into place:
+// path is either left as it was or replaced whole. On any failure the temporary file is
+// removed.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err := errors.Join(write(WrapWriter(f)), f.Sync(), f.Close()); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

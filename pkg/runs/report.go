@@ -1,0 +1,176 @@
+package runs
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+var nan = math.NaN()
+
+// LossCurve returns the steps and losses of a log: held-out losses at evaluation steps, or
+// with trainLoss the training loss of every step.
+func LossCurve(log []train.Record, trainLoss bool) (steps, loss []float64) {
+	for _, r := range log {
+		v := r.EvalLoss
+		if trainLoss {
+			v = r.Loss
+		}
+		if !math.IsNaN(v) {
+			steps, loss = append(steps, float64(r.Step)), append(loss, v)
+		}
+	}
+	return steps, loss
+}
+
+// HeldOut returns a log's last held-out loss and accuracy and its best held-out loss (NaN,
+// +Inf and NaN if the held-out batch was never scored).
+func HeldOut(log []train.Record) (final, best, acc float64) {
+	final, best, acc = nan, math.Inf(1), nan
+	for _, r := range log {
+		if !math.IsNaN(r.EvalLoss) {
+			final, acc = r.EvalLoss, r.EvalAccuracy
+			best = math.Min(best, r.EvalLoss)
+		}
+	}
+	return final, best, acc
+}
+
+// Median returns the median of the non-NaN values of v (NaN if there are none).
+func Median(v []float64) float64 {
+	s := slices.DeleteFunc(slices.Clone(v), math.IsNaN)
+	if len(s) == 0 {
+		return nan
+	}
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+// LossSeries draws logs as one series: a single log as its curve (LossCurve), several (the
+// replicas of a multi-seed run) as their median with the min–max band, named
+// "name, N seeds".
+func LossSeries(name string, trainLoss bool, logs ...[]train.Record) plots.Series {
+	var xs []float64
+	var curves [][]float64
+	for _, log := range logs {
+		steps, loss := LossCurve(log, trainLoss)
+		if len(steps) > len(xs) {
+			xs = steps
+		}
+		curves = append(curves, loss)
+	}
+	if len(logs) == 1 {
+		return plots.Series{Name: name, X: xs, Y: curves[0]}
+	}
+	return plots.Band(fmt.Sprintf("%s, %d seeds", name, len(curves)), xs, curves, 0)
+}
+
+// AddBaseline appends the memoryless baseline to c as a dashed grey line from step 0 to the
+// last step of c's series (at least 1).
+func AddBaseline(c *plots.Chart, baseline float64) {
+	last := 1.0
+	for _, s := range c.Series {
+		if n := len(s.X); n > 0 {
+			last = math.Max(last, s.X[n-1])
+		}
+	}
+	c.Series = append(c.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
+}
+
+// Chart draws the loss of each run directory against the iteration (held-out, or with
+// trainLoss the training loss of every step): a single run as its curve, a multi-seed run
+// as the median over its replicas with the min–max band, named "<model> <hidden>" (by their
+// directories when two would share a name), and the first run's baseline dashed. The
+// title is the first run's task.
+func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
+	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400}
+	baseline := nan
+	for _, dir := range dirs {
+		var logs [][]train.Record
+		var meta Meta
+		for _, rep := range RunDirs(dir) {
+			m, log, err := Read(rep)
+			if err != nil {
+				return chart, err
+			}
+			meta, logs = m, append(logs, log)
+		}
+		if chart.Title == "" {
+			chart.Title = meta.Task
+		}
+		if math.IsNaN(baseline) {
+			baseline = meta.Baseline
+		}
+		name := fmt.Sprintf("%s %d", meta.Preset.Model.Kind, meta.Preset.Model.Hidden)
+		if len(Replicas(dir)) == 0 {
+			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs[0]))
+		} else {
+			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs...))
+		}
+	}
+	names := map[string]int{}
+	for _, s := range chart.Series {
+		names[s.Name]++
+	}
+	for i := range chart.Series {
+		if names[chart.Series[i].Name] > 1 {
+			chart.Series[i].Name = filepath.Base(filepath.Clean(dirs[i]))
+		}
+	}
+	if !math.IsNaN(baseline) {
+		AddBaseline(&chart, baseline)
+	}
+	return chart, nil
+}
+
+// Summary writes a Markdown table with one row per run directory: what was trained, for how
+// long, and its held-out loss (last and best) against the task's baseline. A multi-seed
+// directory gives one row: steps of the shortest replica, wall time of the slowest, the
+// median over its replicas with the range in brackets.
+func Summary(w io.Writer, dirs ...string) error {
+	fmt.Fprintln(w, "| run | model | task | steps | wall time | final held-out loss | best | final accuracy | baseline |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, dir := range dirs {
+		reps := Replicas(dir)
+		var finals, bests, accs []float64
+		var meta Meta
+		steps, secs := math.MaxInt, 0.0
+		for _, rep := range RunDirs(dir) {
+			m, log, err := Read(rep)
+			if err != nil {
+				return err
+			}
+			if len(log) == 0 {
+				return fmt.Errorf("%s: the log is empty", rep)
+			}
+			meta = m
+			final, best, acc := HeldOut(log)
+			last := log[len(log)-1]
+			steps, secs = min(steps, last.Step), max(secs, last.Seconds)
+			finals, bests, accs = append(finals, final), append(bests, best), append(accs, acc)
+		}
+		accText := "–"
+		if a := Median(accs); !math.IsNaN(a) {
+			accText = fmt.Sprintf("%.1f%%", 100*a)
+		}
+		name, final, best := filepath.Base(dir), fmt.Sprintf("%.4f", finals[0]), fmt.Sprintf("%.4f", bests[0])
+		if len(reps) > 0 {
+			spread := func(v []float64) string {
+				return fmt.Sprintf("%.4f [%.4f–%.4f]", Median(v), slices.Min(v), slices.Max(v))
+			}
+			name, final, best = fmt.Sprintf("%s (%d seeds)", name, len(reps)), spread(finals), spread(bests)
+		}
+		fmt.Fprintf(w, "| %s | %s %d | %s | %d | %.0f s | %s | %s | %s | %.4f |\n", name,
+			meta.Preset.Model.Kind, meta.Preset.Model.Hidden, meta.Task, steps, secs, final, best, accText, meta.Baseline)
+	}
+	return nil
+}

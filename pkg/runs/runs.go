@@ -1,0 +1,119 @@
+// Package runs is the run directory: what `longmemory train`, the notebooks' Train and the
+// scripts write and what `longmemory plot`, `summary`, `eval` and `verdict` read. A run
+// directory DIR holds
+//
+//	DIR/run.json      Meta: the preset (defaults applied), the task, its baseline, the backend, the spans
+//	DIR/log.csv       every step's train.Record (WriteLog, ReadLog)
+//	DIR/checkpoints/  the trainer's checkpoints (train.Trainer.Save, Resume)
+//	DIR/lock          held while a process trains into DIR (Open)
+//
+// A multi-seed run is a directory of replica run directories DIR/seed-<seed> (Replicas).
+// Nothing here deletes a run: checkpoints that cannot be resumed are moved aside (SetAside).
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+// The names inside a run directory.
+const (
+	MetaFile      = "run.json"
+	LogFile       = "log.csv"
+	Checkpoints   = "checkpoints"
+	LockFile      = "lock"
+	ReplicaPrefix = "seed-" // DIR/seed-<seed>: a replica of a multi-seed run
+)
+
+// Meta is DIR/run.json: what was trained, so that plot can label the run and draw the
+// baseline. Preset holds the latest settings, with the defaults applied; Spans the settings
+// of each span of steps (a resumed run whose settings changed starts a new span).
+type Meta struct {
+	Preset   experiments.Preset
+	Task     string
+	Baseline float64
+	Backend  string
+	Spans    []Span
+}
+
+// Span is the settings a run used from step From + 1 on.
+type Span struct {
+	From   int
+	Preset experiments.Preset
+}
+
+// CheckpointDir is the checkpoint directory of run directory dir.
+func CheckpointDir(dir string) string { return filepath.Join(dir, Checkpoints) }
+
+// HasCheckpoints reports whether dir holds checkpoints: a run that stopped before its first
+// one (its log.csv and run.json only) can be started again.
+func HasCheckpoints(dir string) bool {
+	entries, _ := os.ReadDir(CheckpointDir(dir))
+	return len(entries) > 0
+}
+
+// ReadMeta reads DIR/run.json; the error wraps os.ErrNotExist when there is none.
+func ReadMeta(dir string) (Meta, error) {
+	var meta Meta
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return meta, fmt.Errorf("%s is not a run directory: %w", dir, err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return meta, fmt.Errorf("%s: %w", filepath.Join(dir, MetaFile), err)
+	}
+	return meta, nil
+}
+
+// Read reads DIR/run.json and DIR/log.csv.
+func Read(dir string) (Meta, []train.Record, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return meta, nil, err
+	}
+	log, err := ReadLog(filepath.Join(dir, LogFile))
+	return meta, log, err
+}
+
+// Replicas returns the replica directories of a multi-seed run directory (DIR/seed-<seed>,
+// seed a decimal number), ordered by seed, or nil if dir is a single run.
+func Replicas(dir string) []string {
+	matches, _ := filepath.Glob(filepath.Join(dir, ReplicaPrefix+"*"))
+	var dirs []string
+	for _, m := range matches {
+		if _, err := strconv.ParseUint(strings.TrimPrefix(filepath.Base(m), ReplicaPrefix), 10, 64); err == nil {
+			if st, err := os.Stat(m); err == nil && st.IsDir() {
+				dirs = append(dirs, m)
+			}
+		}
+	}
+	sort.Slice(dirs, func(i, j int) bool { return ReplicaSeed(dirs[i]) < ReplicaSeed(dirs[j]) })
+	return dirs
+}
+
+// ReplicaSeed is the seed in a replica directory's name (0 if it has none).
+func ReplicaSeed(dir string) uint64 {
+	s, _ := strconv.ParseUint(strings.TrimPrefix(filepath.Base(dir), ReplicaPrefix), 10, 64)
+	return s
+}
+
+// ReplicaDir is the directory of the replica of seed seed in multi-seed run directory dir.
+func ReplicaDir(dir string, seed uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%s%d", ReplicaPrefix, seed))
+}
+
+// RunDirs returns dir's replicas, or dir itself if it is a single run.
+func RunDirs(dir string) []string {
+	if reps := Replicas(dir); len(reps) > 0 {
+		return reps
+	}
+	return []string{dir}
+}

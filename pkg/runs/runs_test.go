@@ -1,0 +1,157 @@
+package runs
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+// TestLog: every field of train.Record goes through log.csv and back; a log written before
+// the penalty column is read with Penalty NaN; what is not a log is refused.
+func TestLog(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, LogFile)
+	log := []train.Record{
+		{Step: 1, Loss: 0.5, GradNorm: 2, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Seconds: 0.25, Penalty: 0.125},
+		{Step: 2, Loss: 0.25, GradNorm: 1, EvalLoss: 0.375, EvalAccuracy: 0.5, Seconds: 0.5, Penalty: math.NaN()},
+	}
+	if err := WriteLog(path, log); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadLog(path)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(log) {
+		t.Errorf("ReadLog = %+v, %v; want %+v", got, err, log)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(b), "step,loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n") {
+		t.Errorf("log.csv starts %q", b[:40])
+	}
+	old := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n1,0.5,2,NaN,NaN,0.25\n"
+	os.WriteFile(path, []byte(old), 0o644)
+	if got, err := ReadLog(path); err != nil || len(got) != 1 || !math.IsNaN(got[0].Penalty) || got[0].Seconds != 0.25 || got[0].Step != 1 {
+		t.Errorf("an older log: %+v, %v", got, err)
+	}
+	for text, want := range map[string]string{
+		"a,b\n1,2\n": "is not a training log",
+		"":           "is not a training log",
+		"step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n1,x,2,NaN,NaN,0.25\n": `line 2: bad number "x"`,
+	} {
+		os.WriteFile(path, []byte(text), 0o644)
+		if _, err := ReadLog(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadLog(%q) = %v, want %q", text, err, want)
+		}
+	}
+}
+
+// TestOpen: a second Open of a locked directory fails naming the holder; after Close it
+// succeeds. A lock file left by a dead process is taken over and the temporary files of a
+// killed run are removed, both told in Notices.
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	d, err := Open(dir)
+	if err != nil || len(d.Notices) != 0 {
+		t.Fatalf("Open: %v, %v", err, d.Notices)
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("in use by PID %d", os.Getpid())) {
+		t.Errorf("second Open: %v", err)
+	}
+	d.Close()
+	os.WriteFile(filepath.Join(dir, LockFile), []byte("PID 1 on elsewhere\n"), 0o644)
+	os.MkdirAll(CheckpointDir(dir), 0o755)
+	stale := []string{filepath.Join(dir, "log.csv.tmp"), filepath.Join(CheckpointDir(dir), train.TempPrefix+"1")}
+	for _, p := range stale {
+		os.WriteFile(p, nil, 0o644)
+	}
+	d, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	notices := strings.Join(d.Notices, "\n")
+	if !strings.Contains(notices, "taking over the stale lock of PID 1 on elsewhere") {
+		t.Errorf("notices %q", notices)
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil || !strings.Contains(notices, "removed "+p) {
+			t.Errorf("%s: %v, notices %q", p, err, notices)
+		}
+	}
+}
+
+// TestSetAside: checkpoints, log and run.json move into one new directory; nothing is lost.
+func TestSetAside(t *testing.T) {
+	dir := t.TempDir()
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	os.MkdirAll(CheckpointDir(dir), 0o755)
+	os.WriteFile(filepath.Join(CheckpointDir(dir), "ckpt-000000001.gob"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, LogFile), []byte("y"), 0o644)
+	aside, err := d.SetAside()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(aside, Checkpoints, "ckpt-000000001.gob")); err != nil || string(b) != "x" {
+		t.Errorf("checkpoint aside: %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(aside, LogFile)); err != nil || string(b) != "y" {
+		t.Errorf("log aside: %q, %v", b, err)
+	}
+	if HasCheckpoints(dir) {
+		t.Error("checkpoints left in place")
+	}
+}
+
+func TestReplicas(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"seed-10", "seed-9", "seed-x", "other"} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, "seed-3"), nil, 0o644) // a file, not a replica
+	got := Replicas(dir)
+	if len(got) != 2 || filepath.Base(got[0]) != "seed-9" || filepath.Base(got[1]) != "seed-10" || ReplicaSeed(got[1]) != 10 {
+		t.Errorf("Replicas = %v", got)
+	}
+	if ReplicaDir(dir, 9) != got[0] || len(RunDirs(filepath.Join(dir, "other"))) != 1 {
+		t.Errorf("ReplicaDir, RunDirs")
+	}
+}
+
+// TestKeyAndDiff: Key leaves out zero fields, the name and where the run lives; Diff leaves out
+// bookkeeping and compares with defaults applied.
+func TestKeyAndDiff(t *testing.T) {
+	p, err := experiments.Lookup("arjovsky/copy-T100/urnn-128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := Key(p)
+	if !strings.HasPrefix(k, "preset/1 Model.Kind=urnn Model.Hidden=128 Task.Kind=copy Task.T=100 Train.Steps=3000") ||
+		strings.Contains(k, "Pooling") || strings.Contains(k, "Orthogonality") || strings.Contains(k, "arjovsky") {
+		t.Errorf("Key = %q", k)
+	}
+	q := p
+	q.Name, q.Paper, q.Train.CheckpointDir = "other", "other", "elsewhere"
+	if Key(q) != k {
+		t.Errorf("Key depends on the name or the checkpoint directory: %q", Key(q))
+	}
+	q.Train.Optimizer.LR = 0.5
+	if Key(q) == k {
+		t.Error("Key ignores the learning rate")
+	}
+	if c := Diff(p, q); len(c) != 1 || c[0].Field != "Train.Optimizer.LR" || c[0].Now != 0.5 {
+		t.Errorf("Diff = %+v", c)
+	}
+	r := p
+	r.Train.Steps, r.Train.Batch = 5, 0 // bookkeeping; the default batch (20) is the preset's
+	if c := Diff(p, r); len(c) != 0 {
+		t.Errorf("Diff = %+v, want none", c)
+	}
+}
