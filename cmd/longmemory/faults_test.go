@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +51,14 @@ var tiny = []string{"train", "-model", "tanh", "-hidden", "6", "-task", "copy", 
 	"-chunk", "4", "-seed", "3", "-eval-every", "1", "-quiet"}
 
 func tinyRun(extra ...string) []string { return append(append([]string{}, tiny...), extra...) }
+
+// randomPause sleeps 0–400 ms, so that a signal or kill -9 lands at a random point of the
+// run (mid-step, mid-checkpoint, mid-log); the pause is logged to replay a failure.
+func randomPause(t *testing.T) {
+	d := time.Duration(rand.IntN(400)) * time.Millisecond
+	t.Logf("signal after a pause of %v", d)
+	time.Sleep(d)
+}
 
 // waitForCheckpoint waits until dir holds a checkpoint, or fails the test after 30 s.
 func waitForCheckpoint(t *testing.T, dir string) {
@@ -107,7 +116,7 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
+	}{{syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}, {syscall.SIGTERM, 143}, {syscall.SIGTERM, 143}} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -119,6 +128,7 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitForCheckpoint(t, dir)
+			randomPause(t)
 			sent := time.Now()
 			cmd.Process.Signal(tc.sig)
 			cmd.Wait()
@@ -246,6 +256,7 @@ func TestConcurrentRunsAndKill9(t *testing.T) {
 			t.Errorf("second run %v while %s trains in %s: %q, want an error naming that PID", args, pid, dir, out)
 		}
 	}
+	randomPause(t)
 	first.Process.Kill()
 	first.Wait()
 	// What a kill -9 mid-write leaves behind.
