@@ -22,7 +22,7 @@ const verdictTolerance = 0.02
 type groupResult struct {
 	name           string
 	seeds, steps   int
-	seconds        float64
+	seconds        float64 // wall time of all replicas together (trained one after the other)
 	finals         []float64 // last held-out loss of each replica
 	halfway        []float64 // held-out loss of each replica at half its steps
 	baseline       float64
@@ -49,7 +49,7 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 		}
 		g.baseline = meta.Baseline
 		last := log[len(log)-1]
-		g.steps, g.seconds = min(g.steps, last.Step), max(g.seconds, last.Seconds)
+		g.steps, g.seconds = min(g.steps, last.Step), g.seconds+last.Seconds
 		final := loss[len(loss)-1]
 		half := loss[0]
 		for i, s := range steps {
@@ -129,7 +129,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 				}
-				runsText = append(runsText, fmt.Sprintf("%s: %d seeds × %d steps, %.0f s", g.name, g.seeds, g.steps, g.seconds))
+				runsText = append(runsText, fmt.Sprintf("%s: %d seeds × %d steps, %.0f s in all", g.name, g.seeds, g.steps, g.seconds))
 				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.status, g.baseline))
 				switch {
 				case learn && g.status == "flat", !learn && g.status == "learns":

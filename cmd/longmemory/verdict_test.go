@@ -62,7 +62,7 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
 		}
 	}
-	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 4 s") {
+	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 12 s in all") {
 		t.Errorf("row 1 does not say the runs: %q", rows[2])
 	}
 	bad := filepath.Join(t.TempDir(), "bad.tsv")
