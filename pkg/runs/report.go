@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
@@ -117,13 +118,33 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs...))
 		}
 	}
-	names := map[string]int{}
-	for _, s := range chart.Series {
-		names[s.Name]++
+	// Runs of the same model are told apart by their directory names, less the part they
+	// all share ("adding-lt-irnn", "adding-lt-irnn-lr1e-3" → "adding-lt-irnn", "lr1e-3").
+	names := map[string][]int{}
+	for i, s := range chart.Series {
+		names[s.Name] = append(names[s.Name], i)
 	}
-	for i := range chart.Series {
-		if names[chart.Series[i].Name] > 1 {
-			chart.Series[i].Name = filepath.Base(filepath.Clean(dirs[i]))
+	for _, same := range names {
+		if len(same) < 2 {
+			continue
+		}
+		bases := make([]string, len(same))
+		for j, i := range same {
+			bases[j] = filepath.Base(filepath.Clean(dirs[i]))
+		}
+		prefix := bases[0]
+		for _, b := range bases[1:] {
+			for !strings.HasPrefix(b, prefix) {
+				prefix = prefix[:len(prefix)-1]
+			}
+		}
+		prefix = prefix[:strings.LastIndex(prefix, "-")+1] // cut at a word boundary
+		for j, i := range same {
+			if name := strings.TrimPrefix(bases[j], prefix); name != "" {
+				chart.Series[i].Name = name
+			} else {
+				chart.Series[i].Name = bases[j]
+			}
 		}
 	}
 	if !math.IsNaN(baseline) {

@@ -155,3 +155,35 @@ func TestKeyAndDiff(t *testing.T) {
 		t.Errorf("Diff = %+v, want none", c)
 	}
 }
+
+// TestChartNames: runs of the same model are named by their directories, less the part the
+// names share up to a word boundary; other runs keep the model's name.
+func TestChartNames(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, kind string) string {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		meta := fmt.Sprintf(`{"Preset": {"Model": {"Kind": %q, "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`, kind)
+		if err := os.WriteFile(filepath.Join(dir, MetaFile), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteLog(filepath.Join(dir, LogFile), []train.Record{{Step: 1, Loss: 1, EvalLoss: 0.5, EvalAccuracy: math.NaN(), Penalty: math.NaN()}}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dirs := []string{write("adding-lt-irnn", "lt-irnn"), write("adding-lt-irnn-lr1e-3", "lt-irnn"), write("adding-lt-ornn", "lt-ornn")}
+	c, err := Chart(dirs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range c.Series {
+		got = append(got, s.Name)
+	}
+	if want := "irnn|irnn-lr1e-3|lt-ornn 4|baseline"; strings.Join(got, "|") != want {
+		t.Errorf("series names %q, want %q", strings.Join(got, "|"), want)
+	}
+}
