@@ -22,9 +22,8 @@ const verdictTolerance = 0.02
 type groupResult struct {
 	name           string
 	seeds, steps   int
-	seconds        float64 // wall time of all replicas together (trained one after the other)
+	seconds        float64   // wall time of all replicas together (trained one after the other)
 	finals         []float64 // last held-out loss of each replica
-	halfway        []float64 // held-out loss of each replica at half its steps
 	baseline       float64
 	status         string // "learns", "still falling" or "flat"
 	median, lo, hi float64
@@ -57,7 +56,7 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 				half = loss[i]
 			}
 		}
-		g.finals, g.halfway = append(g.finals, final), append(g.halfway, half)
+		g.finals = append(g.finals, final)
 		drops = append(drops, (half-final)/half)
 	}
 	g.median, g.lo, g.hi = runs.Median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
