@@ -87,6 +87,14 @@ func toF64(v []float32) []float64 {
 	return out
 }
 
+// Floats returns the values of a Float32 or Float64 tensor as float64 (row-major).
+func Floats(t *tensors.Tensor) []float64 {
+	if t.DType() == dtypes.Float64 {
+		return tensors.MustCopyFlatData[float64](t)
+	}
+	return toF64(tensors.MustCopyFlatData[float32](t))
+}
+
 // FloatTensor returns values shaped dims as a tensor of dtype: Float64, or else Float32.
 func FloatTensor(dtype dtypes.DType, values []float64, dims ...int) *tensors.Tensor {
 	if dtype == dtypes.Float64 {

@@ -71,6 +71,7 @@ type updater struct {
 	opt   RMSProp
 	vars  []*model.Variable
 	accs  []*model.Variable
+	skip  []bool // variables moved by an rnn.Constrained cell's Update instead (their gradients count in the norm)
 	exec  *model.Exec
 }
 
@@ -78,14 +79,19 @@ type updater struct {
 func accName(path string) string { return "acc" + strings.ReplaceAll(path, "/", "_") }
 
 // newUpdater creates (or reuses, after a restore) the accumulators of vars in store.
-func newUpdater(backend compute.Backend, store *model.Store, vars []*model.Variable, opt RMSProp) (*updater, error) {
+// The variables marked in skip keep no accumulator and are not updated.
+func newUpdater(backend compute.Backend, store *model.Store, vars []*model.Variable, skip []bool, opt RMSProp) (*updater, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	u := &updater{store: store, opt: opt, vars: vars}
+	u := &updater{store: store, opt: opt, vars: vars, skip: skip}
 	scope := store.Scope(OptimizerScope)
-	for _, v := range vars {
+	for i, v := range vars {
+		if skip[i] {
+			u.accs = append(u.accs, nil)
+			continue
+		}
 		acc := scope.GetVariable(accName(v.Path()))
 		if acc == nil {
 			t := tensors.FromShape(v.Shape())
@@ -143,6 +149,9 @@ func (u *updater) graph(_ *model.Scope, g *Graph, grads []*Node) []*Node {
 		}
 	}
 	for i, gr := range grads {
+		if u.skip[i] {
+			continue
+		}
 		acc := Add(MulScalar(u.accs[i].NodeValue(g), o.Decay), MulScalar(Mul(gr, gr), 1-o.Decay))
 		u.accs[i].SetNodeValue(acc)
 		step := Div(MulScalar(gr, o.LR), Sqrt(AddScalar(acc, o.Eps)))

@@ -130,7 +130,8 @@ type Trainer struct {
 	// an older, intact one (nil if none).
 	Skipped []error
 
-	updater *updater
+	updater     *updater
+	constrained *constrainedStep // nil unless the cell is rnn.Constrained
 	ortho   *orthoStep // nil when Config.Orthogonality is off
 	eval    *tasks.Batch
 }
@@ -173,7 +174,10 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	if cfg.ScaleHiddenGrad {
 		t.Runner.HiddenGradScale = 1 / float64(task.SeqLen())
 	}
-	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, cfg.Optimizer); err != nil {
+	if t.constrained, err = newConstrainedStep(cell, store.Scope(ModelScope), t.Runner.Vars, cfg.Optimizer.LR); err != nil {
+		return nil, err
+	}
+	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, t.constrained.skip(t.Runner.Vars), cfg.Optimizer); err != nil {
 		return nil, err
 	}
 	if t.eval, err = task.Sample(rand.New(rand.NewPCG(cfg.Seed, saltEval)), cfg.EvalBatch); err != nil {
@@ -265,6 +269,11 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		norm, err := t.updater.apply(res.Grads)
 		if err != nil {
 			return err
+		}
+		if t.constrained != nil {
+			if err := t.constrained.apply(res.Grads); err != nil {
+				return fmt.Errorf("train: step %d: %w", t.Step+1, err)
+			}
 		}
 		penalty := math.NaN()
 		if t.ortho != nil {

@@ -171,7 +171,7 @@ func TestRMSPropStep(t *testing.T) {
 	}
 	vars := []*model.Variable{store.GetVariable("/model/w")}
 	opt := RMSProp{LR: 0.1, Decay: 0.9, AccInit: 1e-3, ClipValue: 2, ClipNorm: 1}
-	u, err := newUpdater(backend.MustNew(), store, vars, opt)
+	u, err := newUpdater(backend.MustNew(), store, vars, make([]bool, len(vars)), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,3 +151,22 @@ func Variable(scope *model.Scope, g *Graph, name string) *Node {
 // Store.SetTraining) keeps variables as parameters; no model here reads the training flag
 // otherwise.
 func LiveVariables(store *model.Store, g *Graph) { store.SetTraining(g, true) }
+
+// Constrained is implemented by the cells one of whose matrices lives on a group (unitary,
+// orthogonal) and is moved along it by the cell's own rule, outside the differentiable graph,
+// instead of by the optimiser: the full-capacity uRNN's Cayley step on W (Wisdom et al.
+// 2016) and the scoRNN's step on the skew-symmetric A behind W (Helfrich et al. 2018).
+//
+// The trainer takes the gradients of every trainable variable as usual; it leaves the
+// variables named by Constrained to Update (the optimiser neither clips nor moves them) and
+// stores what Update returns after each optimiser step.
+type Constrained interface {
+	// ConstrainedVariables names the trainable variables (under the cell's scope) that
+	// Update moves and the optimiser must not.
+	ConstrainedVariables() []string
+	// Update returns the new values of the variables it changes, by name (row-major, in
+	// float64), from the current values of all the cell's variables (trainable or not), the
+	// gradients of the ConstrainedVariables and the learning rate lr. It may change
+	// non-trainable variables too (the scoRNN's A).
+	Update(lr float64, values, grads map[string][]float64) (map[string][]float64, error)
+}
