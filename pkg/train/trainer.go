@@ -132,8 +132,8 @@ type Trainer struct {
 
 	updater     *updater
 	constrained *constrainedStep // nil unless the cell is rnn.Constrained
-	ortho   *orthoStep // nil when Config.Orthogonality is off
-	eval    *tasks.Batch
+	ortho       *orthoStep       // nil when Config.Orthogonality is off
+	eval        *tasks.Batch
 }
 
 // Salts that separate the random streams derived from Config.Seed.
