@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -74,14 +75,17 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 // verdictCmd prints docs/RESULTS.md's verdict table from a claims file and the run
 // directories it names. Each line of the claims file (tab-separated; # starts a comment):
 //
-//	statement	learn-dirs	fail-dirs	criterion
+//	statement	learn-dirs	fail-dirs	criterion	[horizon]
 //
 // statement is the paper's claim, quoted; learn-dirs and fail-dirs are comma-separated run
 // directories (relative to -runs) of the models the paper says learn and do not; criterion
-// is "baseline" (learning means ending below the baseline) or "solved" (below a tenth of it).
+// is "baseline" (learning means ending below the baseline) or "solved" (below a tenth of it);
+// horizon, optional, is the number of iterations the paper trains (its figure's axis).
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (its median replica lost less than 5% of its loss over the second half
-// of training) or a fail-run learns; open otherwise (a learn-run still falling).
+// of training) or a fail-run learns; open otherwise (a learn-run still falling: the verdict
+// gives the steps to the horizon and the hours they take at the runs' measured speed); not
+// run when a run directory does not exist yet.
 func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -106,8 +110,14 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		cols := strings.Split(text, "\t")
-		if len(cols) != 4 {
-			return fmt.Errorf("verdict: %s:%d: %d tab-separated fields, want 4 (statement, learn-dirs, fail-dirs, criterion)", fs.Arg(0), line, len(cols))
+		if len(cols) != 4 && len(cols) != 5 {
+			return fmt.Errorf("verdict: %s:%d: %d tab-separated fields, want 4 or 5 (statement, learn-dirs, fail-dirs, criterion[, horizon])", fs.Arg(0), line, len(cols))
+		}
+		horizon := 0
+		if len(cols) == 5 {
+			if _, err := fmt.Sscan(cols[4], &horizon); err != nil || horizon < 1 {
+				return fmt.Errorf("verdict: %s:%d: horizon %q, want a number of steps >= 1", fs.Arg(0), line, cols[4])
+			}
 		}
 		threshold := map[string]func(float64) float64{
 			"baseline": func(b float64) float64 { return (1 - verdictTolerance) * b },
@@ -116,15 +126,22 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		if threshold == nil {
 			return fmt.Errorf("verdict: %s:%d: criterion %q, want baseline or solved", fs.Arg(0), line, cols[3])
 		}
-		var results, runsText []string
+		var results, runsText, missing []string
 		reproduced, refuted := true, false
+		var toGo float64 // hours to the horizon of the slowest still-falling learn-run
+		falling := 0
 		for i, list := range cols[1:3] {
 			learn := i == 0
 			for _, name := range strings.Split(list, ",") {
 				if name = strings.TrimSpace(name); name == "" {
 					continue
 				}
-				g, err := readGroup(filepath.Join(*runs, name), threshold)
+				dir := filepath.Join(*runs, name)
+				if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+					missing = append(missing, name)
+					continue
+				}
+				g, err := readGroup(dir, threshold)
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 				}
@@ -135,11 +152,24 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					refuted, reproduced = true, false
 				case learn && g.status != "learns":
 					reproduced = false
+					falling = max(falling, g.steps)
+					if horizon > g.steps && g.steps > 0 {
+						perStep := g.seconds / float64(g.steps) // all replicas, one after the other
+						toGo = max(toGo, perStep*float64(horizon-g.steps)/3600)
+					}
 				}
 			}
 		}
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
 		switch {
+		case horizon > falling:
+			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps; the paper's %d steps would take %.1f h more here", falling, horizon, toGo)
+		case horizon > 0:
+			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, the paper's %d; longer runs decide", falling, horizon)
+		}
+		switch {
+		case len(missing) > 0:
+			verdict = "**not run** yet (" + strings.Join(missing, ", ") + ")"
 		case refuted:
 			verdict = "**not reproduced** at these lengths"
 		case reproduced:

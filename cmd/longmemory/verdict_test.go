@@ -40,7 +40,10 @@ func TestVerdict(t *testing.T) {
 		"A solves, B does not\tsolver\tflat\tsolved\n" +
 		"B learns\tflat\t\tbaseline\n" +
 		"C learns\tfalling\t\tbaseline\n" +
-		"D does not learn\t\tbelow\tbaseline\n"
+		"D does not learn\t\tbelow\tbaseline\n" +
+		"C learns by the paper's horizon\tfalling\t\tbaseline\t24\n" +
+		"C learns within its run\tfalling\t\tbaseline\t4\n" +
+		"E learns\tsolver,unrun\t\tsolved\n"
 	if err := os.WriteFile(claims, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +52,18 @@ func TestVerdict(t *testing.T) {
 		t.Fatalf("verdict: exit %d\n%s", code, out)
 	}
 	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if len(rows) != 6 {
-		t.Fatalf("%d lines, want a header, a rule and 4 rows:\n%s", len(rows), out)
+	if len(rows) != 9 {
+		t.Fatalf("%d lines, want a header, a rule and 7 rows:\n%s", len(rows), out)
 	}
 	for i, want := range []string{
 		"solver **0.0200** [0.0100–0.5000] (learns; baseline 1.0000); flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **reproduced**",
 		"flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths",
 		"(still falling; baseline 1.0000) | **open**",
 		"below **0.7000** [0.7000–0.7000] (learns; baseline 1.0000) | **not reproduced**",
+		// 4 steps took 4 s: 20 more steps take 20 s.
+		"**open**: a run that should learn is still falling after 4 steps; the paper's 24 steps would take 0.0 h more here",
+		"**open**: a run that should learn is still falling after 4 steps, the paper's 4; longer runs decide",
+		"| **not run** yet (unrun) |",
 	} {
 		if !strings.Contains(rows[i+2], want) {
 			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
@@ -64,6 +71,17 @@ func TestVerdict(t *testing.T) {
 	}
 	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 12 s in all") {
 		t.Errorf("row 1 does not say the runs: %q", rows[2])
+	}
+	long := filepath.Join(t.TempDir(), "long.tsv")
+	os.WriteFile(long, []byte("C\tfalling\t\tbaseline\t7204\n"), 0o644) // 7200 steps of 1 s to go: 2 h
+	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 2.0 h more here") {
+		t.Errorf("hours to the horizon: %q, want 2.0 h", out)
+	}
+	for _, h := range []string{"0", "many"} {
+		os.WriteFile(long, []byte("C\tfalling\t\tbaseline\t"+h+"\n"), 0o644)
+		if code, out := cli("verdict", "-runs", runs, long); code != 1 || !strings.Contains(out, "horizon \""+h+"\", want a number of steps >= 1") {
+			t.Errorf("horizon %s: exit %d, %q", h, code, out)
+		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.tsv")
 	os.WriteFile(bad, []byte("x\tsolver\t\tbest\n"), 0o644)
