@@ -113,11 +113,17 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 	if err != nil {
 		return err
 	}
-	var results []Result
 	for _, cfg := range configs {
 		if _, err := parse(cfg); err != nil {
 			return err
 		}
+	}
+	torch, note := newTorchRef(torchScript)
+	// Ours and the reference alternate, configuration by configuration, so that each ratio
+	// comes from adjacent measurements: PyTorch's thread pool slows down several times when
+	// anything else runs on a 2-core machine, and the load changes over a long bench.
+	var results []Result
+	for _, cfg := range configs {
 		var out bytes.Buffer
 		cmd := exec.Command(self, "-one", cfg, "-steps", strconv.Itoa(stepsFor(cfg, steps, longSteps)), "-chunk", strconv.Itoa(chunk))
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
@@ -129,20 +135,26 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 			return fmt.Errorf("%s: %w", cfg, err)
 		}
 		fmt.Fprintf(os.Stderr, "bench: %-26s %9.1f ms/step  build %8.1f ms  peak %6.0f MiB\n", cfg, r.StepMs, r.BuildMs, r.PeakMiB)
-		results = append(results, r)
-	}
-	torch, note := torchTimes(torchScript, configs, steps, longSteps)
-	for i := range results {
-		r := &results[i]
-		if ms := torch[configs[i]]; len(ms) > 0 {
-			r.TorchMs = ms[0]
-			if len(ms) > 1 {
-				r.TorchWMs = ms[1]
+		if torch != nil {
+			// Ours times stepsFor(…) steps after the compiling one and drops the last (it also
+			// evaluates); the reference gets the same number of timed steps (it adds a warm-up).
+			ms, err := torch.times(cfg, max(1, stepsFor(cfg, steps, longSteps)-1))
+			if err != nil {
+				note, torch = err.Error(), nil
+			} else if len(ms) > 0 {
+				r.TorchMs = ms[0]
+				if len(ms) > 1 {
+					r.TorchWMs = ms[1]
+				}
 			}
 		}
 		if best := fastest(r.TorchMs, r.TorchWMs); best > 0 {
 			r.Ratio = r.StepMs / best
 		}
+		results = append(results, r)
+	}
+	if torch != nil {
+		note = torch.note()
 	}
 	printTable(results, note)
 	if err := os.MkdirAll(filepath.Dir(jsonOut), 0o755); err != nil {
@@ -271,11 +283,14 @@ func stepsFor(cfg string, steps, longSteps int) int {
 	return steps
 }
 
-// torchTimes runs the PyTorch reference on the same configurations (one process per
-// configuration and reference model of torchModels, with as many timed steps as ours) and
-// returns the step times of each configuration, in torchModels' order (none for a model the
-// reference lacks), and a note naming the reference or saying why there is none.
-func torchTimes(script string, configs []string, steps, longSteps int) (map[string][]float64, string) {
+// torchRef is the project's PyTorch reference, bench/torch_reference.py, run by Debian's
+// /usr/bin/python3 (one process per configuration and reference model of torchModels).
+type torchRef struct {
+	script, version string
+}
+
+// newTorchRef returns the reference, or nil and a note saying why there is none.
+func newTorchRef(script string) (*torchRef, string) {
 	if script == "" {
 		return nil, "PyTorch reference skipped (-torch '')"
 	}
@@ -285,42 +300,47 @@ func torchTimes(script string, configs []string, steps, longSteps int) (map[stri
 	if err := exec.Command("/usr/bin/python3", "-c", "import torch").Run(); err != nil {
 		return nil, "PyTorch reference not run: /usr/bin/python3 has no torch (apt-get install python3-torch)"
 	}
-	times := map[string][]float64{}
-	version := ""
-	for _, cfg := range configs {
-		// Ours times stepsFor(…) steps after the compiling one and drops the last (it also
-		// evaluates); the reference gets the same number of timed steps (it adds a warm-up).
-		timed := max(1, stepsFor(cfg, steps, longSteps)-1)
-		kind, rest, _ := strings.Cut(cfg, ":")
-		models := torchModels[kind]
-		times[cfg] = make([]float64, len(models))
-		for j, model := range models {
-			tc := model + ":" + rest
-			cmd := exec.Command("/usr/bin/python3", script, "--configs", tc, "--steps", strconv.Itoa(timed), "--threads", "2")
-			cmd.Stderr = os.Stderr
-			out, err := cmd.Output()
-			if err != nil {
-				return times, fmt.Sprintf("PyTorch reference failed on %s: %v", tc, err)
-			}
-			for line := range strings.Lines(string(out)) { // the configuration's JSON line
-				var r struct {
-					StepMs float64 `json:"step_ms"`
-					Torch  string  `json:"torch"`
-				}
-				if json.Unmarshal(bytes.TrimSpace([]byte(line)), &r) == nil && r.StepMs > 0 {
-					times[cfg][j], version = r.StepMs, r.Torch
-				}
-			}
-			if times[cfg][j] == 0 {
-				return times, fmt.Sprintf("PyTorch reference gave no step time on %s", tc)
-			}
-			fmt.Fprintf(os.Stderr, "bench: torch %-26s %9.1f ms/step\n", tc, times[cfg][j])
+	return &torchRef{script: script}, ""
+}
+
+// times runs the reference on cfg with timed steps and returns its step times in
+// torchModels' order (none for a model the reference lacks), or an error naming the failure.
+func (t *torchRef) times(cfg string, timed int) ([]float64, error) {
+	kind, rest, _ := strings.Cut(cfg, ":")
+	models := torchModels[kind]
+	ms := make([]float64, len(models))
+	for j, model := range models {
+		tc := model + ":" + rest
+		cmd := exec.Command("/usr/bin/python3", t.script, "--configs", tc, "--steps", strconv.Itoa(timed), "--threads", "2")
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("PyTorch reference failed on %s: %v", tc, err)
 		}
+		for line := range strings.Lines(string(out)) { // the configuration's JSON line
+			var r struct {
+				StepMs float64 `json:"step_ms"`
+				Torch  string  `json:"torch"`
+			}
+			if json.Unmarshal(bytes.TrimSpace([]byte(line)), &r) == nil && r.StepMs > 0 {
+				ms[j], t.version = r.StepMs, r.Torch
+			}
+		}
+		if ms[j] == 0 {
+			return nil, fmt.Errorf("PyTorch reference gave no step time on %s", tc)
+		}
+		fmt.Fprintf(os.Stderr, "bench: torch %-26s %9.1f ms/step\n", tc, ms[j])
 	}
-	if version != "" {
-		version = " (PyTorch " + version + ")"
+	return ms, nil
+}
+
+// note names the reference for the table's last line.
+func (t *torchRef) note() string {
+	version := ""
+	if t.version != "" {
+		version = " (PyTorch " + t.version + ")"
 	}
-	return times, "PyTorch reference: bench/torch_reference.py" + version + ", CPU, 2 threads, same run (" +
+	return "PyTorch reference: bench/torch_reference.py" + version + ", CPU, 2 threads, each configuration right after ours (" +
 		strings.Join(slices.Sorted(maps.Keys(torchModels)), ", ") + "); " +
 		"torch W ms: the uRNN with W materialised once per step; the uRNN's ratio is to the faster of the two"
 }
