@@ -170,3 +170,14 @@ type Constrained interface {
 	// non-trainable variables too (the scoRNN's A).
 	Update(lr float64, values, grads map[string][]float64) (map[string][]float64, error)
 }
+
+// LinearReadout is implemented by the cells whose readout is linear in the whole state,
+//
+//	y_t = h_t U + b_o,   U [State, Out], b_o [Out],
+//
+// so that it can be fitted in closed form (train.FitReadout: ridge regression on the states):
+// the echo state network, whose readout is all it learns (Jaeger 2001).
+type LinearReadout interface {
+	// ReadoutVariables names U and b_o under the cell's scope.
+	ReadoutVariables() (weights, bias string)
+}

@@ -122,11 +122,22 @@ type Var struct {
 	// than as a graph node (the uRNN's permutation): CreateVariables makes it
 	// non-trainable, ReadVariables checks its shape but returns no node for it.
 	Static bool
+	// Frozen marks a variable that is not trained but that Build reads as a graph node like
+	// any other (the echo state network's reservoir and input weights): CreateVariables
+	// makes it non-trainable, so that no optimiser, gradient check or parameter count sees
+	// it; ReadVariables returns its node. A Var is at most one of Static and Frozen.
+	Frozen bool
 }
 
 // CreateVariables stores every variable of vars under scope, in order, in dtype (or the
-// Var's own DType), Static ones as non-trainable.
+// Var's own DType), Static and Frozen ones as non-trainable. It returns an error, before
+// creating any variable, for a Var that is both Static and Frozen.
 func CreateVariables(scope *model.Scope, dtype dtypes.DType, vars []Var) error {
+	for _, v := range vars {
+		if v.Static && v.Frozen {
+			return fmt.Errorf("rnn: variable %q is both Static (read as a Go value) and Frozen (read as a node): want at most one", v.Name)
+		}
+	}
 	for _, v := range vars {
 		dt := dtype
 		if v.DType != dtypes.InvalidDType {
@@ -141,14 +152,15 @@ func CreateVariables(scope *model.Scope, dtype dtypes.DType, vars []Var) error {
 		if err != nil {
 			return err
 		}
-		if v.Static {
+		if v.Static || v.Frozen {
 			x.SetTrainable(false)
 		}
 	}
 	return nil
 }
 
-// ReadVariables returns the nodes of vars under scope in g, by name (none for Static vars).
+// ReadVariables returns the nodes of vars under scope in g, by name (Frozen vars included,
+// none for Static vars).
 // It panics (through exceptions.Panicf, so that GoMLX reports it) when a variable is missing
 // or its shape is not its Var's, naming the variable and the cell configuration cfg: Init
 // ran with another configuration.
