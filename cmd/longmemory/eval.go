@@ -119,7 +119,7 @@ func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
 		return score{}, err
 	}
 	if !ok {
-		return score{}, fmt.Errorf("eval: no checkpoint in %s", tr.Config.CheckpointDir)
+		return score{}, fmt.Errorf("eval: no checkpoint in %s", tr.CheckpointDir)
 	}
 	// The test batches: the test split of pixel MNIST, fresh draws otherwise.
 	rng := rand.New(rand.NewPCG(p.Train.Seed, saltTest))

@@ -113,6 +113,9 @@ func sameAsUninterrupted(t *testing.T, dir string, steps int) {
 // completed step (the last line of log.csv), and resume into the same run as an
 // uninterrupted one.
 func TestSignalSavesCheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four runs trained until signalled and resumed take ~2–3 s")
+	}
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int

@@ -224,7 +224,6 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if *override && !*resume {
 		return fmt.Errorf("train: -override changes the settings of a resumed run: it needs -resume")
 	}
-	p.Train.CheckpointDir = runs.CheckpointDir(*out)
 	if *resume && recorded.Preset.Name != "" {
 		if changed := changedSettings(recorded.Preset, p); len(changed) > 0 && !*override {
 			return fmt.Errorf("train: -resume: settings differ from those the run used (%s): %s; pass -override to change them from the resumed step on",
@@ -265,7 +264,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("train: -resume: no checkpoint in %s; the run stopped before its first one: start it again without -resume", p.Train.CheckpointDir)
+			return fmt.Errorf("train: -resume: no checkpoint in %s; the run stopped before its first one: start it again without -resume", tr.CheckpointDir)
 		}
 		fmt.Fprintf(stderr, "resumed %s at step %d\n", tr.LastCheckpoint, tr.Step)
 	}

@@ -171,6 +171,9 @@ func TestCopyMechanism(t *testing.T) {
 // than the marker right. The linear recurrence runs in plain Go (its agreement with the
 // graph is TestPlainGoMatchesGraph).
 func TestCopyRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("500 sequences at T = 1000 take ~2–3 s")
+	}
 	r, err := constructions.EvaluateCopyRandom(8, 10, 1000, 128, 500, 1, 0)
 	if err != nil {
 		t.Fatal(err)

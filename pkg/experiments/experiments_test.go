@@ -98,7 +98,8 @@ func TestTinyRuns(t *testing.T) {
 	for _, kind := range Kinds {
 		t.Run(kind, func(t *testing.T) {
 			p := Preset{Model: Model{Kind: kind, Hidden: 8}, Task: Task{Kind: "copy", T: 6, Symbols: 3, Recall: 2},
-				Train: train.Config{Steps: 3, Batch: 4, Chunk: 4, EvalEvery: 1, EvalBatch: 4, CheckpointDir: t.TempDir()}}
+				Train: train.Config{Steps: 3, Batch: 4, Chunk: 4, EvalEvery: 1, EvalBatch: 4}}
+			dir := t.TempDir()
 			if strings.HasPrefix(kind, "lt-") {
 				p.Model.Pooling = kind == "lt-ornn"
 			}
@@ -110,6 +111,7 @@ func TestTinyRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			tr.CheckpointDir = dir
 			if err := tr.Run(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
@@ -127,6 +129,7 @@ func TestTinyRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			again.CheckpointDir = dir
 			if ok, err := again.Resume(); !ok || err != nil || again.Step != 3 {
 				t.Fatalf("Resume: %v, %v at step %d; want the checkpoint of step 3", ok, err, again.Step)
 			}

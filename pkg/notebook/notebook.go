@@ -73,8 +73,8 @@ func RunsDir() string {
 // RunDir is Train's run directory for p (see package runs: run.json, log.csv,
 // checkpoints): RunsDir()/<p.Name>-<FNV-32a of runs.Key(p)>, so that a cell re-run with the
 // same settings resumes and one with any setting changed (learning rate, scaling, …) starts a
-// run of its own. Where the run lives (Train.CheckpointDir) is not part of the key, and
-// neither is a field added to the preset's types with its zero value.
+// run of its own. Where the run lives is not part of a preset (train.Trainer.CheckpointDir),
+// and a field added to the preset's types with its zero value leaves the key as it was.
 func RunDir(p experiments.Preset) string {
 	h := fnv.New32a()
 	h.Write([]byte(runs.Key(p)))
@@ -82,12 +82,13 @@ func RunDir(p experiments.Preset) string {
 }
 
 // legacyDir is where Train kept p's checkpoints before run directories: named by a hash of
-// the settings as printed, the checkpoint files at its top.
+// the settings as printed, the checkpoint files at its top. The training settings are printed
+// as train.Config was then, with an empty CheckpointDir field before CheckpointEvery (the
+// field has moved to the Trainer since), so that the name stays what it was.
 func legacyDir(p experiments.Preset) string {
-	cfg := p.Train
-	cfg.CheckpointDir = ""
+	cfg := strings.Replace(fmt.Sprintf("%+v", p.Train), " CheckpointEvery:", " CheckpointDir: CheckpointEvery:", 1)
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%+v|%+v|%+v", p.Model, p.Task, cfg)
+	fmt.Fprintf(h, "%+v|%+v|%s", p.Model, p.Task, cfg)
 	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
 }
 

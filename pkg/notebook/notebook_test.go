@@ -178,10 +178,16 @@ func TestRunDir(t *testing.T) {
 	if !strings.HasPrefix(filepath.Base(dir), "henaff_adding-T400_lt-irnn-128-") || filepath.Dir(dir) != RunsDir() {
 		t.Errorf("RunDir = %s", dir)
 	}
-	q := p
-	q.Train.CheckpointDir = "elsewhere"
-	if RunDir(q) != dir {
-		t.Errorf("RunDir depends on Train.CheckpointDir")
+	// The names of existing runs stay what they were (computed when train.Config still had
+	// its CheckpointDir field, which neither name depended on).
+	if got := filepath.Base(dir); got != "henaff_adding-T400_lt-irnn-128-035bbbaa" {
+		t.Errorf("RunDir = %s, want the name runs of this preset already have", got)
+	}
+	if got := filepath.Base(legacyDir(p)); got != "henaff_adding-T400_lt-irnn-128-f7a7c86f" {
+		t.Errorf("legacyDir = %s, want the name legacy runs of this preset have", got)
+	}
+	if r, l := filepath.Base(RunDir(tinyPreset("test/legacy"))), filepath.Base(legacyDir(tinyPreset("test/legacy"))); r != "test_legacy-7f2567a3" || l != "test_legacy-be9860bf" {
+		t.Errorf("RunDir, legacyDir of tinyPreset = %s, %s; want the names such runs already have", r, l)
 	}
 	for _, change := range []func(*experiments.Preset){
 		func(p *experiments.Preset) { p.Train.ScaleHiddenGrad = false },
@@ -290,11 +296,12 @@ func TestAdoptLegacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := p.Train
-	cfg.Steps, cfg.CheckpointDir = 1, old
+	cfg.Steps = 1
 	tr, err := train.New(backend.MustNew(), cell, task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	tr.CheckpointDir = old
 	if err := tr.Run(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +334,7 @@ func TestTrainSeeds(t *testing.T) {
 		if r.Trainer.Config.Seed != 5+uint64(i) {
 			t.Errorf("replica %d: seed %d, want %d", i, r.Trainer.Config.Seed, 5+i)
 		}
-		dirs[r.Trainer.Config.CheckpointDir] = true
+		dirs[r.Trainer.CheckpointDir] = true
 	}
 	if len(dirs) != 3 {
 		t.Errorf("replicas share checkpoint directories: %v", dirs)

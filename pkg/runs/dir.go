@@ -84,8 +84,10 @@ func NewTrainer(b compute.Backend, p experiments.Preset, dir string) (*train.Tra
 	if err != nil {
 		return nil, nil, err
 	}
-	p.Train.CheckpointDir = CheckpointDir(dir)
 	tr, err := train.New(b, cell, task, p.Train)
+	if err == nil {
+		tr.CheckpointDir = CheckpointDir(dir)
+	}
 	return tr, task, err
 }
 

@@ -21,7 +21,7 @@ import (
 type checkpoint struct {
 	Version int
 	Model   string // the cell's type and configuration (Describe; see checkpointVersion)
-	Task    string
+	Task    string // the task (DescribeTask's text from version 5 on, Task.String() before)
 	Seed    uint64
 	Step    int
 	Log     []Record
@@ -75,13 +75,16 @@ func (sv savedVar) tensor() *tensors.Tensor {
 }
 
 // A checkpoint file is the gob encoding of a checkpoint followed by a trailer: the 8 bytes of
-// checksumMagic and the SHA-256 of the gob bytes. Versions 3 and 4 must carry the trailer;
+// checksumMagic and the SHA-256 of the gob bytes. Versions 3 on must carry the trailer;
 // version 2 files (written before it) have none and are read unchecked. The gob decoder
-// ignores what follows the value, so earlier readers still read later payloads. Version 4
-// records the model as Describe's text; versions 2 and 3 as "%T%+v" of the cell, which
-// legacyMatches compares field by field.
+// ignores what follows the value, so earlier readers still read later payloads. Versions 4
+// and 5 record the model as Describe's text; versions 2 and 3 as "%T%+v" of the cell, which
+// legacyMatches compares field by field. Version 5 records the task as DescribeTask's text;
+// versions 2 to 4 as Task.String(), which they are compared with.
 const (
-	checkpointVersion = 4
+	checkpointVersion = 5
+	describedTask     = 5 // the first with the task as DescribeTask's text
+	describedModel    = 4 // the first with the model as Describe's text
 	checksumVersion   = 3 // the first with the trailer; Model is the legacy identity
 	legacyVersion     = 2 // no checksum trailer; Model is the legacy identity
 	checkpointPrefix  = "ckpt-"
@@ -94,26 +97,36 @@ const (
 	TempPrefix = ".tmp-" + checkpointPrefix
 )
 
-// identity returns what a checkpoint of t records of its model (Describe) and task.
+// identity returns what a checkpoint of t records of its model (Describe) and task
+// (DescribeTask).
 func (t *Trainer) identity() (modelID, taskID string) {
-	return Describe(t.Cell), t.Task.String()
+	return Describe(t.Cell), DescribeTask(t.Task)
 }
 
 // sameModel reports whether checkpoint ck was written by a model of t's: by Describe's text
 // from version 4 on, by the legacy identity before.
 func (t *Trainer) sameModel(ck *checkpoint) bool {
-	if ck.Version < checkpointVersion {
+	if ck.Version < describedModel {
 		return legacyMatches(ck.Model, t.Cell)
 	}
 	return ck.Model == Describe(t.Cell)
 }
 
-// Save writes a checkpoint of the current step into Config.CheckpointDir (created if
-// needed) atomically (a temporary file renamed into place) and keeps the latest two.
+// taskID returns t's task as a checkpoint of ck's version records it: DescribeTask's text
+// from version 5 on, Task.String() before.
+func (t *Trainer) taskID(ck *checkpoint) string {
+	if ck.Version < describedTask {
+		return t.Task.String()
+	}
+	return DescribeTask(t.Task)
+}
+
+// Save writes a checkpoint of the current step into t.CheckpointDir (created if needed)
+// atomically (a temporary file renamed into place) and keeps the latest two.
 func (t *Trainer) Save() error {
-	dir := t.Config.CheckpointDir
+	dir := t.CheckpointDir
 	if dir == "" {
-		return fmt.Errorf("train: Save: Config.CheckpointDir is empty")
+		return fmt.Errorf("train: Save: Trainer.CheckpointDir is empty")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("train: checkpoint directory: %w", err)
@@ -201,17 +214,17 @@ func checkpoints(dir string) ([]string, error) {
 	return out, nil
 }
 
-// Resume restores the latest intact checkpoint of Config.CheckpointDir and reports whether
+// Resume restores the latest intact checkpoint of t.CheckpointDir and reports whether
 // there was one. A checkpoint that is corrupted (its checksum does not match, it is
 // truncated, or it does not decode) is passed over for the previous one and recorded in
 // Skipped; if none is intact, the error names every file. A checkpoint of another model,
 // task or seed is an error that names the file. Nothing is changed on disk, nor in the
 // Trainer when Resume fails.
 func (t *Trainer) Resume() (bool, error) {
-	if t.Config.CheckpointDir == "" {
-		return false, fmt.Errorf("train: Resume: Config.CheckpointDir is empty")
+	if t.CheckpointDir == "" {
+		return false, fmt.Errorf("train: Resume: Trainer.CheckpointDir is empty")
 	}
-	all, err := checkpoints(t.Config.CheckpointDir)
+	all, err := checkpoints(t.CheckpointDir)
 	if os.IsNotExist(err) || (err == nil && len(all) == 0) {
 		return false, nil
 	}
@@ -231,7 +244,7 @@ func (t *Trainer) Resume() (bool, error) {
 		t.Skipped = skipped
 		return true, nil
 	}
-	return false, fmt.Errorf("train: no intact checkpoint in %s: %w", t.Config.CheckpointDir, errors.Join(skipped...))
+	return false, fmt.Errorf("train: no intact checkpoint in %s: %w", t.CheckpointDir, errors.Join(skipped...))
 }
 
 // readCheckpoint reads and decodes the checkpoint file at path, checking its checksum; the
@@ -258,17 +271,17 @@ func readCheckpoint(path string) (*checkpoint, error) {
 	}
 	switch {
 	case ck.Version == legacyVersion:
-	case (ck.Version == checksumVersion || ck.Version == checkpointVersion) && !checked:
-		return nil, corrupted("version %d without its checksum (truncated?)", ck.Version)
-	case ck.Version != checksumVersion && ck.Version != checkpointVersion:
+	case ck.Version < legacyVersion || ck.Version > checkpointVersion:
 		return nil, fmt.Errorf("train: checkpoint %s has version %d, want %d to %d", path, ck.Version, legacyVersion, checkpointVersion)
+	case !checked:
+		return nil, corrupted("version %d without its checksum (truncated?)", ck.Version)
 	}
 	return &ck, nil
 }
 
 // restore checks that ck (read from path) is a checkpoint of this run and loads it.
 func (t *Trainer) restore(path string, ck *checkpoint) error {
-	modelID, taskID := t.identity()
+	modelID, taskID := Describe(t.Cell), t.taskID(ck)
 	switch {
 	case !t.sameModel(ck):
 		return fmt.Errorf("train: checkpoint %s is of model %s, this run is %s", path, ck.Model, modelID)

@@ -7,13 +7,15 @@ import (
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
-// DescriptionVersion is the format of Describe's text; it starts the text ("cell/1 …") and
-// changes only when the format does, never when a cell gains a field.
+// DescriptionVersion is the format of Describe's and DescribeTask's text; it starts the text
+// ("cell/1 …", "task/1 …") and changes only when the format does, never when a cell or a
+// task gains a field.
 const DescriptionVersion = 1
 
-// longValue is the length past which Describe gives a field's value as a hash.
+// longValue is the length past which a description gives a field's value as a hash.
 const longValue = 80
 
 // Describe returns the identity of cell that checkpoints record (version 4 on): the format
@@ -23,14 +25,22 @@ const longValue = 80
 // default does not change the identity of existing cells (nor make their checkpoints
 // unreadable). A pointer field is described by what it points to; a value longer than 80
 // characters by the first 16 hex digits of its SHA-256 ("#…").
-func Describe(cell rnn.Cell) string {
-	v := reflect.ValueOf(cell)
-	typ := fmt.Sprintf("%T", cell)
+func Describe(cell rnn.Cell) string { return describe("cell", cell) }
+
+// DescribeTask returns the identity of task that checkpoints record (version 5 on), as
+// Describe does a cell's, e.g. "task/1 tasks.Copy{T:100 Symbols:8 Recall:10}": its fields
+// as set, not its String (whose format may change) nor its defaults applied.
+func DescribeTask(task tasks.Task) string { return describe("task", task) }
+
+// describe returns "<kind>/<DescriptionVersion> <type>{<fields>}" for x (see Describe).
+func describe(kind string, x any) string {
+	v := reflect.ValueOf(x)
+	typ := fmt.Sprintf("%T", x)
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
 	if v.Kind() != reflect.Struct {
-		return fmt.Sprintf("cell/%d %s(%+v)", DescriptionVersion, typ, cell)
+		return fmt.Sprintf("%s/%d %s(%+v)", kind, DescriptionVersion, typ, x)
 	}
 	var parts []string
 	for i := range v.NumField() {
@@ -51,7 +61,7 @@ func Describe(cell rnn.Cell) string {
 		}
 		parts = append(parts, v.Type().Field(i).Name+":"+val)
 	}
-	return fmt.Sprintf("cell/%d %s{%s}", DescriptionVersion, typ, strings.Join(parts, " "))
+	return fmt.Sprintf("%s/%d %s{%s}", kind, DescriptionVersion, typ, strings.Join(parts, " "))
 }
 
 // legacyIdentity is the identity checkpoints of versions 2 and 3 recorded: "%T%+v" of the

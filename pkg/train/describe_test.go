@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/gob"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
@@ -41,18 +41,75 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// fixture returns the cell and task of a checkpoint in testdata/ (written by the code of
-// checkpoint version 3: Config{Steps: 2, Batch: 3, Seed: 1, EvalEvery: 1, EvalBatch: 4}).
+func TestDescribeTask(t *testing.T) {
+	for _, tc := range []struct {
+		task tasks.Task
+		want string
+	}{
+		{tasks.Adding{T: 100}, "task/1 tasks.Adding{T:100}"},
+		{tasks.Copy{T: 5}, "task/1 tasks.Copy{T:5}"},
+		{tasks.CopyPaper, "task/1 tasks.Copy{T:100 Symbols:8 Recall:10}"},
+		{tasks.VariableCopy{T: 100, Recall: 3}, "task/1 tasks.VariableCopy{T:100 Recall:3}"},
+		{tasks.PixelMNIST{Permuted: true, Seed: 1, Train: true}, "task/1 tasks.PixelMNIST{Permuted:true Seed:1 Train:true}"},
+	} {
+		if got := DescribeTask(tc.task); got != tc.want {
+			t.Errorf("DescribeTask = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// The checkpoints in testdata/ were written by the code of their version (v3-*: version 3,
+// v4-*: version 4), after Config{Steps: 2, Batch: 3, Seed: 1, EvalEvery: 1, EvalBatch: 4}
+// of fixtureRun's cell and task. writeFixturesEnv makes TestWriteFixtures write those of the
+// current version (for the tests of the next version).
+const writeFixturesEnv = "LONGMEMORY_WRITE_CHECKPOINT_FIXTURES"
+
+// fixtureRun returns the cell and task of fixture name ("tanh" or "lt-irnn").
+func fixtureRun(name string) (rnn.Cell, tasks.Task) {
+	if name == "tanh" {
+		return rnn.NewTanh(2, 4, 1), tasks.Adding{T: 5}
+	}
+	return ltrnn.NewIRNN(10, 4, 9), tasks.Copy{T: 5}
+}
+
+// fixture returns the cell and task of a checkpoint of version 3 in testdata/.
 func fixture(t *testing.T, name string) (rnn.Cell, tasks.Task, []byte) {
+	return fixtureOf(t, 3, name)
+}
+
+// fixtureOf returns the cell and task of a checkpoint of the given version in testdata/.
+func fixtureOf(t *testing.T, version int, name string) (rnn.Cell, tasks.Task, []byte) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "v3-"+name+".gob"))
+	b, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("v%d-%s.gob", version, name)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if name == "tanh" {
-		return rnn.NewTanh(2, 4, 1), tasks.Adding{T: 5}, b
+	cell, task := fixtureRun(name)
+	return cell, task, b
+}
+
+// TestWriteFixtures writes testdata/v<checkpointVersion>-*.gob when writeFixturesEnv is set.
+func TestWriteFixtures(t *testing.T) {
+	if os.Getenv(writeFixturesEnv) == "" {
+		t.Skipf("set %s=1 to write the checkpoint fixtures of version %d", writeFixturesEnv, checkpointVersion)
 	}
-	return ltrnn.NewIRNN(10, 4, 9), tasks.Copy{T: 5}, b
+	for _, name := range []string{"tanh", "lt-irnn"} {
+		cell, task := fixtureRun(name)
+		tr, err := newIn(t.TempDir(), cell, task, Config{Steps: 2, Batch: 3, Seed: 1, EvalEvery: 1, EvalBatch: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(tr.LastCheckpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", fmt.Sprintf("v%d-%s.gob", checkpointVersion, name)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // rewrite decodes a checkpoint file, changes it and encodes it again, with the checksum
@@ -84,7 +141,7 @@ func resumeFrom(t *testing.T, cell rnn.Cell, task tasks.Task, data []byte) (*Tra
 	if err := os.WriteFile(filepath.Join(dir, "ckpt-000000002.gob"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := New(backend.MustNew(), cell, task, Config{Steps: 4, Batch: 3, Seed: 1, EvalEvery: 1, EvalBatch: 4, CheckpointDir: dir})
+	tr, err := newIn(dir, cell, task, Config{Steps: 4, Batch: 3, Seed: 1, EvalEvery: 1, EvalBatch: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +192,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 			t.Errorf("legacy identity %q: %v, want a refusal", model, err)
 		}
 	}
-	// A version 4 checkpoint records Describe's text.
+	// A checkpoint saved now records Describe's and DescribeTask's text.
 	tr, err := resumeFrom(t, cell, task, v3)
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +201,74 @@ func TestLegacyCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	ck, err := readCheckpoint(tr.LastCheckpoint)
-	if err != nil || ck.Version != checkpointVersion || ck.Model != Describe(cell) {
-		t.Errorf("saved checkpoint: %v, version %d, model %q", err, ck.Version, ck.Model)
+	if err != nil || ck.Version != checkpointVersion || ck.Model != Describe(cell) || ck.Task != DescribeTask(task) {
+		t.Errorf("saved checkpoint: %v, version %d, model %q, task %q", err, ck.Version, ck.Model, ck.Task)
+	}
+}
+
+// TestVersion4Checkpoints: checkpoints of version 4 (the task recorded as Task.String(), as
+// the committed runs under docs/runs have them) still load and train on, and a task that
+// differs in one field is refused; version 5 records the task as DescribeTask's text and
+// refuses a task that differs in one field too, naming it.
+func TestVersion4Checkpoints(t *testing.T) {
+	for _, name := range []string{"tanh", "lt-irnn"} {
+		cell, task, v4 := fixtureOf(t, 4, name)
+		var ck checkpoint
+		if err := gob.NewDecoder(bytes.NewReader(v4)).Decode(&ck); err != nil || ck.Version != 4 || ck.Task != task.String() || ck.Model != Describe(cell) {
+			t.Fatalf("%s: fixture: %v, version %d, model %q, task %q", name, err, ck.Version, ck.Model, ck.Task)
+		}
+		tr, err := resumeFrom(t, cell, task, v4)
+		if err != nil || tr.Step != 2 || len(tr.Log) != 2 {
+			t.Fatalf("%s: version 4 checkpoint: %v, step %d", name, err, tr.Step)
+		}
+		if err := tr.Run(t.Context(), nil); err != nil || tr.Step != 4 {
+			t.Errorf("%s: training on from a version 4 checkpoint: %v", name, err)
+		}
+		saved, err := readCheckpoint(tr.LastCheckpoint)
+		if err != nil || saved.Version != checkpointVersion || saved.Task != DescribeTask(task) || !strings.HasPrefix(saved.Task, "task/1 tasks.") {
+			t.Errorf("%s: checkpoint written after resuming: %v, version %d, task %q", name, err, saved.Version, saved.Task)
+		}
+	}
+	// A task that differs in one field: refused, by a version 4 checkpoint (String) and a
+	// version 5 one (DescribeTask), the error naming both tasks.
+	cell, task, v4 := fixtureOf(t, 4, "lt-irnn")
+	other := tasks.Copy{T: 5, Recall: 9}
+	if _, err := resumeFrom(t, cell, other, v4); err == nil || !strings.Contains(err.Error(), "is of task Copy(T=5, K=8, S=10), this run is Copy(T=5, K=8, S=9)") {
+		t.Errorf("version 4 checkpoint of another task: %v", err)
+	}
+	tr, err := resumeFrom(t, cell, task, v4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Save(); err != nil {
+		t.Fatal(err)
+	}
+	v5, err := os.ReadFile(tr.LastCheckpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resumeFrom(t, cell, other, v5); err == nil ||
+		!strings.Contains(err.Error(), "is of task task/1 tasks.Copy{T:5}, this run is task/1 tasks.Copy{T:5 Recall:9}") {
+		t.Errorf("version 5 checkpoint of another task: %v", err)
+	}
+	if tr, err := resumeFrom(t, cell, task, v5); err != nil || tr.Step != 2 {
+		t.Errorf("version 5 checkpoint of its own task: %v", err)
+	}
+	// A version 5 checkpoint whose task text is Task.String() (as if the version had been
+	// bumped without the description) is refused: the versions are not mixed.
+	mixed := rewrite(t, v5, func(ck *checkpoint) { ck.Task = task.String() })
+	if _, err := resumeFrom(t, cell, task, mixed); err == nil || !strings.Contains(err.Error(), "is of task") {
+		t.Errorf("version 5 checkpoint recording Task.String(): %v", err)
+	}
+	// A version 4 checkpoint whose task text is DescribeTask's: refused too.
+	mixed = rewrite(t, v4, func(ck *checkpoint) { ck.Task = DescribeTask(task) })
+	if _, err := resumeFrom(t, cell, task, mixed); err == nil || !strings.Contains(err.Error(), "is of task") {
+		t.Errorf("version 4 checkpoint recording DescribeTask: %v", err)
+	}
+	// A version from the future is refused with the range this code reads.
+	future := rewrite(t, v5, func(ck *checkpoint) { ck.Version = checkpointVersion + 1 })
+	if _, err := resumeFrom(t, cell, task, future); err == nil || !strings.Contains(err.Error(), "want 2 to 5") {
+		t.Errorf("a checkpoint of version %d: %v", checkpointVersion+1, err)
 	}
 }
 

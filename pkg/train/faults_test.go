@@ -37,7 +37,7 @@ func (c *cancelAfter) Err() error {
 // and checkpoints the last completed step, rather than finishing the step first.
 func TestInterruptMidStep(t *testing.T) {
 	dir := t.TempDir()
-	tr, err := New(backend.MustNew(), rnn.NewTanh(10, 6, 9), tasks.Copy{T: 5}, Config{Steps: 3, Batch: 4, Chunk: 1, Seed: 1, CheckpointDir: dir})
+	tr, err := newIn(dir, rnn.NewTanh(10, 6, 9), tasks.Copy{T: 5}, Config{Steps: 3, Batch: 4, Chunk: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,8 @@ func TestInterruptMidStep(t *testing.T) {
 func TestResumeFallsBack(t *testing.T) {
 	dir := t.TempDir()
 	task := tasks.Adding{T: 5}
-	cfg := Config{Steps: 4, Seed: 1, CheckpointEvery: 2, CheckpointDir: dir}
-	tr, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, cfg)
+	cfg := Config{Steps: 4, Seed: 1, CheckpointEvery: 2}
+	tr, err := newIn(dir, rnn.NewTanh(2, 4, 1), task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestResumeFallsBack(t *testing.T) {
 	b, _ := os.ReadFile(files[1])
 	b[len(b)/2] ^= 0x10
 	os.WriteFile(files[1], b, 0o644)
-	again, _ := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, cfg)
+	again, _ := newIn(dir, rnn.NewTanh(2, 4, 1), task, cfg)
 	if ok, err := again.Resume(); !ok || err != nil || again.Step != 2 || len(again.Skipped) != 1 ||
 		!strings.Contains(again.Skipped[0].Error(), files[1]) || !strings.Contains(again.Skipped[0].Error(), "checksum") {
 		t.Fatalf("Resume = %v, %v at step %d, skipped %v; want step 2 and the checksum error of %s", ok, err, again.Step, again.Skipped, files[1])

@@ -29,9 +29,8 @@ type Config struct {
 	// EvalBatch is the number of sequences in the held-out batch; default 100, or fewer
 	// when 100 sequences of the task would exceed tasks.MaxElements (at least 1).
 	EvalBatch int
-	// CheckpointDir, if set, receives a checkpoint every CheckpointEvery steps (default 100),
-	// at the end, and when the run is interrupted; Resume continues from the latest one.
-	CheckpointDir   string
+	// CheckpointEvery is the period, in steps, of the checkpoints Run writes into
+	// Trainer.CheckpointDir (when that is set); default 100.
 	CheckpointEvery int
 	// Orthogonality adds Henaff et al.'s soft orthogonality step on an LT-RNN's V (off by default).
 	Orthogonality Orthogonality
@@ -124,6 +123,11 @@ type Trainer struct {
 	Runner *Runner
 	Step   int      // optimisation steps done
 	Log    []Record // every step's record
+	// CheckpointDir is where the run lives, not how it trains (set it after New; "" for
+	// none): if set, Run writes a checkpoint into it every Config.CheckpointEvery steps, at
+	// the end and when interrupted; Save writes one there and Resume continues from the
+	// latest one there.
+	CheckpointDir string
 	// LastCheckpoint is the path of the latest checkpoint written or restored ("" if none).
 	LastCheckpoint string
 	// Skipped holds an error naming each corrupted checkpoint that Resume passed over for
@@ -143,8 +147,9 @@ const (
 	saltEval  = 0x6576616c // "eval"
 )
 
-// New initialises cell from cfg.Seed and returns a Trainer for task. Use Resume to
-// continue from cfg.CheckpointDir instead of starting afresh.
+// New initialises cell from cfg.Seed and returns a Trainer for task, without a checkpoint
+// directory (set Trainer.CheckpointDir). Use Resume to continue from the latest checkpoint
+// there instead of starting afresh.
 func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*Trainer, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
@@ -218,8 +223,8 @@ func (t *Trainer) EvaluateBatch(b *tasks.Batch) (loss, accuracy float64, err err
 
 // Run trains until Config.Steps steps are done or ctx is cancelled, calling onRecord (if
 // not nil) after every step. On cancellation it writes a checkpoint of the last completed
-// step (if CheckpointDir is set) and returns ctx.Err(); a step under way is abandoned at its
-// next chunk boundary, so a slow step is not waited out. A NaN or Inf loss or gradient
+// step (if t.CheckpointDir is set) and returns ctx.Err(); a step under way is abandoned at
+// its next chunk boundary, so a slow step is not waited out. A NaN or Inf loss or gradient
 // stops the run with an error naming the step, the model and the last good checkpoint; the
 // variables are left as they were before that step. A NaN or Inf held-out loss is a
 // divergence too: the step's record is logged, no checkpoint is written for it, and the
@@ -231,7 +236,7 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		before = t.Log[n-1].Seconds
 	}
 	interrupted := func(err error) error {
-		if t.Config.CheckpointDir != "" {
+		if t.CheckpointDir != "" {
 			if cerr := t.Save(); cerr != nil {
 				return fmt.Errorf("%w (and the checkpoint failed: %v)", err, cerr)
 			}
@@ -297,7 +302,7 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 			return fmt.Errorf("train: step %d of %T on %s: held-out loss = %g: the run diverged; stopped without a checkpoint of this step; last good checkpoint: %s",
 				t.Step, t.Cell, t.Task, rec.EvalLoss, lastGood())
 		}
-		if t.Config.CheckpointDir != "" && (t.Step%t.Config.CheckpointEvery == 0 || t.Step == t.Config.Steps) {
+		if t.CheckpointDir != "" && (t.Step%t.Config.CheckpointEvery == 0 || t.Step == t.Config.Steps) {
 			if err := t.Save(); err != nil {
 				return err
 			}

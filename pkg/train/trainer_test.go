@@ -19,7 +19,19 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
+// newIn returns New's trainer (on the default backend) with its checkpoints in dir.
+func newIn(dir string, cell rnn.Cell, task tasks.Task, cfg Config) (*Trainer, error) {
+	tr, err := New(backend.MustNew(), cell, task, cfg)
+	if err == nil {
+		tr.CheckpointDir = dir
+	}
+	return tr, err
+}
+
 func TestTrainingLowersAddingLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("300 training steps")
+	}
 	task := tasks.Adding{T: 8}
 	tr, err := New(backend.MustNew(), rnn.NewTanh(2, 16, 1), task, Config{Steps: 300, Batch: 20, Seed: 1, Chunk: 3,
 		Optimizer: RMSProp{LR: 1e-2, ClipValue: 1}})
@@ -42,7 +54,7 @@ func TestTrainingLowersAddingLoss(t *testing.T) {
 
 func TestResumeGivesTheSameRun(t *testing.T) {
 	task := tasks.Copy{T: 5, Symbols: 4, Recall: 3}
-	cfg := Config{Steps: 8, Batch: 4, Seed: 7, Chunk: 4, EvalEvery: 2, CheckpointEvery: 3, CheckpointDir: t.TempDir()}
+	cfg, dir := Config{Steps: 8, Batch: 4, Seed: 7, Chunk: 4, EvalEvery: 2, CheckpointEvery: 3}, t.TempDir()
 	cell := func() rnn.Cell { return rnn.NewTanh(6, 8, 5) }
 
 	whole, err := New(backend.MustNew(), cell(), task, Config{Steps: 8, Batch: 4, Seed: 7, Chunk: 4, EvalEvery: 2})
@@ -54,7 +66,7 @@ func TestResumeGivesTheSameRun(t *testing.T) {
 	}
 
 	// Interrupt after 4 steps (a checkpoint is written on cancellation), then resume in a new Trainer.
-	first, err := New(backend.MustNew(), cell(), task, cfg)
+	first, err := newIn(dir, cell(), task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +79,7 @@ func TestResumeGivesTheSameRun(t *testing.T) {
 	if err != context.Canceled {
 		t.Fatalf("interrupted Run returned %v, want context.Canceled", err)
 	}
-	second, err := New(backend.MustNew(), cell(), task, cfg)
+	second, err := newIn(dir, cell(), task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +127,7 @@ func TestNaNStopsTheRun(t *testing.T) {
 func TestResumeRefusesBadCheckpoints(t *testing.T) {
 	dir := t.TempDir()
 	task := tasks.Adding{T: 5}
-	tr, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, Config{Steps: 2, Seed: 1, CheckpointDir: dir})
+	tr, err := newIn(dir, rnn.NewTanh(2, 4, 1), task, Config{Steps: 2, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +145,7 @@ func TestResumeRefusesBadCheckpoints(t *testing.T) {
 		{"other task", rnn.NewTanh(2, 4, 1), tasks.Adding{T: 6}, 1, "task"},
 		{"other seed", rnn.NewTanh(2, 4, 1), task, 2, "seed"},
 	} {
-		other, err := New(backend.MustNew(), tc.cell, tc.task, Config{Steps: 2, Seed: tc.seed, CheckpointDir: dir})
+		other, err := newIn(dir, tc.cell, tc.task, Config{Steps: 2, Seed: tc.seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +159,7 @@ func TestResumeRefusesBadCheckpoints(t *testing.T) {
 	if err := os.WriteFile(last, []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, Config{Steps: 2, Seed: 1, CheckpointDir: dir})
+	again, _ := newIn(dir, rnn.NewTanh(2, 4, 1), task, Config{Steps: 2, Seed: 1})
 	if _, err := again.Resume(); err == nil || !strings.Contains(err.Error(), "corrupted") {
 		t.Errorf("Resume of a corrupted file: error %v, want one saying it is corrupted", err)
 	}
@@ -157,7 +169,7 @@ func TestResumeRefusesBadCheckpoints(t *testing.T) {
 	// An unwritable checkpoint directory is an error, not a crash.
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o644)
-	bad, _ := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), task, Config{Steps: 1, Seed: 1, CheckpointDir: filepath.Join(blocker, "sub")})
+	bad, _ := newIn(filepath.Join(blocker, "sub"), rnn.NewTanh(2, 4, 1), task, Config{Steps: 1, Seed: 1})
 	if err := bad.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "checkpoint directory") {
 		t.Errorf("Run with an unwritable checkpoint directory: error %v", err)
 	}

@@ -173,6 +173,9 @@ func TestWUnitary(t *testing.T) {
 // regression loss, and checks that the loss went down, θ and the reflections moved, and W
 // is still unitary: the parametrisation keeps W unitary whatever the parameters are.
 func TestWUnitaryAfterRMSProp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 training steps")
+	}
 	const n, in, out, batch, T, steps = 16, 3, 2, 4, 6, 100
 	const lr, decay = 1e-3, 0.9
 	c, store := newTestCell(t, in, n, out, dtypes.Float32, FourStep, 5)
