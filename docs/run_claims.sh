@@ -4,6 +4,8 @@
 # (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
 # Usage, from the project root:
 #   bash docs/run_claims.sh [runs-dir]        (default docs/runs)
+#   LM=build/lm bash docs/run_claims.sh      (use that longmemory binary instead of building one:
+#                                             for a run that continues while the code is edited)
 # Run directories keep run.json and log.csv of every replica (committed: the verdicts are
 # regenerated from them); checkpoints and locks are not committed (.gitignore).
 # Speeds measured here (2 cores, Go backend, GoMLX v0.28.15): LT-RNN 80/128 at T = 100 about
@@ -11,13 +13,17 @@
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
 out="${1:-docs/runs}"
-go build -o bin/longmemory ./cmd/longmemory
+lm="${LM:-}"
+if [ -z "$lm" ]; then
+	go build -o bin/longmemory ./cmd/longmemory
+	lm=./bin/longmemory
+fi
 claim() { # name, then longmemory train flags
 	local name=$1; shift
 	local resume=""; [ -n "$(ls -d "$out/$name"/seed-* 2>/dev/null)" ] && resume=-resume
 	echo "== $name: longmemory train $* -seeds 8 -out $out/$name $resume"
 	local s=$(date +%s)
-	./bin/longmemory train "$@" -seeds 8 -out "$out/$name" -quiet $resume
+	"$lm" train "$@" -seeds 8 -out "$out/$name" -quiet $resume
 	echo "== $name: $(( $(date +%s) - s )) s"
 }
 # Henaff et al. §4, Fig. 3: the LT-IRNN learns adding, the LT-ORNN does not (T = 100: the
@@ -36,21 +42,32 @@ claim arjovsky-copy-T100-tanh -preset arjovsky/copy-T100/tanh-80          -steps
 # scaling, and whether it only needs more steps.
 claim henaff-adding-T100-lt-irnn-lr1e-3    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -lr 1e-3
 claim henaff-adding-T100-lt-irnn-lr1e-5    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -lr 1e-5
-# Not run yet (next session): the paper's batch of 50 and no 1/T scaling.
-#claim henaff-adding-T100-lt-irnn-batch50   -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -batch 50
-#claim henaff-adding-T100-lt-irnn-unscaled  -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -scale-hidden-grad=false
-claim henaff-adding-T100-lt-irnn-3000steps -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 3000 -eval-every 100
+# Trained 3000 steps in one session, then resumed to 10 000 in the next (-resume -steps 10000).
+claim henaff-adding-T100-lt-irnn-long -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 10000 -eval-every 100
+# The paper's batch of 50 ("m = 50, which was the same as the minibatch size") and no 1/T scaling.
+claim henaff-adding-T100-lt-irnn-batch50   -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -batch 50
+claim henaff-adding-T100-lt-irnn-unscaled  -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -scale-hidden-grad=false
+# Henaff et al. §4, Fig. 5: variable-length copy at the paper's own T = 100, 80 hidden units: "none of
+# the LT-RNNs are able to beat the chance baseline, whereas the LSTM is able to solve the task even
+# though its convergence is slow". 3000 steps first (the presets' 5000 with -resume -steps 5000).
+claim henaff-varcopy-T100-lt-ornn      -preset henaff/varcopy-T100/lt-ornn-80      -steps 3000 -eval-every 100
+claim henaff-varcopy-T100-lt-irnn      -preset henaff/varcopy-T100/lt-irnn-80      -steps 3000 -eval-every 100
+claim henaff-varcopy-T100-lstm         -preset henaff/varcopy-T100/lstm-80         -steps 3000 -eval-every 100
+claim henaff-varcopy-T100-lt-ornn-pool -preset henaff/varcopy-T100/lt-ornn-80-pool -steps 3000 -eval-every 100
 
 # Figures (median and min–max band over the 8 seeds) and the runs table.
 fig() { # figure name, title, run names
 	local f=$1 title=$2; shift 2
-	./bin/longmemory plot -title "$title" -o "docs/figures/$f.png" "${@/#/$out/}"
+	"$lm" plot -title "$title" -o "docs/figures/$f.png" "${@/#/$out/}"
 }
 fig seeds-henaff-adding-T100 "adding, T = 100, 8 seeds (Henaff Fig. 3)" henaff-adding-T100-lt-irnn henaff-adding-T100-lt-ornn
 fig seeds-henaff-copy-T100   "copy, T = 100, 8 seeds (Henaff Fig. 2)"   henaff-copy-T100-lt-ornn henaff-copy-T100-lt-irnn
 fig seeds-arjovsky-copy-T100 "copy, T = 100, 8 seeds (Arjovsky Fig. 1)" arjovsky-copy-T100-urnn arjovsky-copy-T100-lstm arjovsky-copy-T100-tanh
 fig seeds-henaff-adding-T100-lt-irnn-variants "adding, T = 100, LT-IRNN 128, 8 seeds: variants" henaff-adding-T100-lt-irnn \
-	henaff-adding-T100-lt-irnn-lr1e-3 henaff-adding-T100-lt-irnn-lr1e-5 henaff-adding-T100-lt-irnn-3000steps
+	henaff-adding-T100-lt-irnn-lr1e-3 henaff-adding-T100-lt-irnn-lr1e-5 henaff-adding-T100-lt-irnn-batch50 \
+	henaff-adding-T100-lt-irnn-unscaled henaff-adding-T100-lt-irnn-long
+fig seeds-henaff-varcopy-T100 "variable-length copy, T = 100, 8 seeds (Henaff Fig. 5)" henaff-varcopy-T100-lstm \
+	henaff-varcopy-T100-lt-ornn henaff-varcopy-T100-lt-irnn henaff-varcopy-T100-lt-ornn-pool
 # docs/VERDICTS.md, written whole by this script from the run directories: nothing in it is typed.
 {
 	echo "# Verdicts: the papers' claims against 8 seeds"
@@ -62,15 +79,15 @@ fig seeds-henaff-adding-T100-lt-irnn-variants "adding, T = 100, LT-IRNN 128, 8 s
 	echo "learn is flat over the second half of its training (the median seed lost less than 5% of its loss) or one that"
 	echo "should fail learns; **open** when a run that should learn is still falling. Settings: docs/SETTINGS.md."
 	echo
-	./bin/longmemory verdict -runs "$out" docs/claims.tsv
+	"$lm" verdict -runs "$out" docs/claims.tsv
 	echo
 	echo "## Every run"
 	echo
-	./bin/longmemory summary $(ls -d "$out"/*/ | sed 's|/$||')
+	"$lm" summary $(ls -d "$out"/*/ | sed 's|/$||')
 	echo
 	echo "## Figures (median and min–max band over the seeds; the baseline dashed)"
 	echo
-	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants; do
+	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants seeds-henaff-varcopy-T100; do
 		echo "![$f](figures/$f.png)"
 	done
 } > docs/VERDICTS.md

@@ -80,12 +80,12 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 // statement is the paper's claim, quoted; learn-dirs and fail-dirs are comma-separated run
 // directories (relative to -runs) of the models the paper says learn and do not; criterion
 // is "baseline" (learning means ending below the baseline) or "solved" (below a tenth of it);
-// horizon, optional, is the number of iterations the paper trains (its figure's axis).
+// horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them).
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (its median replica lost less than 5% of its loss over the second half
-// of training) or a fail-run learns; open otherwise (a learn-run still falling: the verdict
-// gives the steps to the horizon and the hours they take at the runs' measured speed); not
-// run when a run directory does not exist yet.
+// of training) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
+// or flat before its horizon: the verdict gives the steps to the horizon and the hours they
+// take at the runs' measured speed); not run when a run directory does not exist yet.
 func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -147,8 +147,9 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				}
 				runsText = append(runsText, fmt.Sprintf("%s: %d seeds × %d steps, %.0f s in all", g.name, g.seeds, g.steps, g.seconds))
 				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.status, g.baseline))
+				short := horizon > g.steps // stopped before its horizon: a flat curve decides nothing yet
 				switch {
-				case learn && g.status == "flat", !learn && g.status == "learns":
+				case learn && g.status == "flat" && !short, !learn && g.status == "learns":
 					refuted, reproduced = true, false
 				case learn && g.status != "learns":
 					reproduced = false
@@ -163,9 +164,9 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
 		switch {
 		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps; the paper's %d steps would take %.1f h more here", falling, horizon, toGo)
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %.1f h more here", falling, horizon, toGo)
 		case horizon > 0:
-			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, the paper's %d; longer runs decide", falling, horizon)
+			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
 		}
 		switch {
 		case len(missing) > 0:

@@ -43,6 +43,7 @@ func TestVerdict(t *testing.T) {
 		"D does not learn\t\tbelow\tbaseline\n" +
 		"C learns by the paper's horizon\tfalling\t\tbaseline\t24\n" +
 		"C learns within its run\tfalling\t\tbaseline\t4\n" +
+		"B learns, given 8 steps\tflat\t\tbaseline\t8\n" +
 		"E learns\tsolver,unrun\t\tsolved\n"
 	if err := os.WriteFile(claims, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -52,8 +53,8 @@ func TestVerdict(t *testing.T) {
 		t.Fatalf("verdict: exit %d\n%s", code, out)
 	}
 	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if len(rows) != 9 {
-		t.Fatalf("%d lines, want a header, a rule and 7 rows:\n%s", len(rows), out)
+	if len(rows) != 10 {
+		t.Fatalf("%d lines, want a header, a rule and 8 rows:\n%s", len(rows), out)
 	}
 	for i, want := range []string{
 		"solver **0.0200** [0.0100–0.5000] (learns; baseline 1.0000); flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **reproduced**",
@@ -61,8 +62,9 @@ func TestVerdict(t *testing.T) {
 		"(still falling; baseline 1.0000) | **open**",
 		"below **0.7000** [0.7000–0.7000] (learns; baseline 1.0000) | **not reproduced**",
 		// 4 steps took 4 s: 20 more steps take 20 s.
-		"**open**: a run that should learn is still falling after 4 steps; the paper's 24 steps would take 0.0 h more here",
-		"**open**: a run that should learn is still falling after 4 steps, the paper's 4; longer runs decide",
+		"**open**: a run that should learn has not yet after 4 steps; the horizon of 24 steps would take 0.0 h more here",
+		"**open**: a run that should learn is still falling after 4 steps, its horizon of 4; longer runs decide",
+		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0.0 h more here",
 		"| **not run** yet (unrun) |",
 	} {
 		if !strings.Contains(rows[i+2], want) {
