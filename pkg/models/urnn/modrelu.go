@@ -33,3 +33,9 @@ func (m *modReLU) apply(z *Node) *Node {
 	scale := Div(Max(Add(mod, m.b), m.zero), Add(mod, m.eps))
 	return Mul(z, Concatenate([]*Node{scale, scale}, 1))
 }
+
+// NewModReLU returns the modReLU of ModReLU as a function on states z [batch, 2n] =
+// [Re z | Im z], with bias b [n] and ε, its constants made once: a cell calls it in Build
+// and applies the result at every step (11 graph nodes per application). The uRNN's own
+// step uses the same function; the full-capacity uRNN (package fcurnn) shares it.
+func NewModReLU(b *Node, eps float64) func(z *Node) *Node { return newModReLU(b, eps).apply }
