@@ -15,10 +15,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/urnn-notebooks/longmemory/pkg/models/esn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/exprnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/fcurnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/gru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/scornn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/scrn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
@@ -27,7 +32,10 @@ import (
 // Model names a cell and its size.
 type Model struct {
 	// Kind is one of Kinds: "urnn", "lstm", "lstm-peephole" (the uRNN authors' LSTM: output-gate
-	// peephole, forget bias 1), "gru", "tanh", "irnn", "lt-ornn", "lt-irnn".
+	// peephole, forget bias 1), "gru", "tanh", "irnn", "lt-ornn", "lt-irnn", and the uRNN's
+	// successors and Galvan's other models: "fc-urnn" (full-capacity uRNN), "exprnn", "scornn"
+	// (with its authors' learning rate 1e-4 for A), "scrn" (Hidden/4 context units), "esn"
+	// (reservoir of Hidden units; only the readout is trained).
 	Kind   string
 	Hidden int
 	// Pooling adds the l2-pooled decoder to an LT-RNN (Henaff et al. §2.3).
@@ -35,7 +43,8 @@ type Model struct {
 }
 
 // Kinds lists the accepted Model.Kind values.
-var Kinds = []string{"urnn", "lstm", "lstm-peephole", "gru", "tanh", "irnn", "lt-ornn", "lt-irnn"}
+var Kinds = []string{"urnn", "lstm", "lstm-peephole", "gru", "tanh", "irnn", "lt-ornn", "lt-irnn",
+	"fc-urnn", "exprnn", "scornn", "scrn", "esn"}
 
 // cell returns the model's cell for in inputs and out outputs per step (Preset.Build).
 //
@@ -71,6 +80,16 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 			c.Sigma = ltrnn.ReLU
 		}
 		return c, nil
+	case "fc-urnn":
+		return fcurnn.New(in, m.Hidden, out), nil
+	case "exprnn":
+		return exprnn.New(in, m.Hidden, out), nil
+	case "scornn":
+		return &scornn.Cell{In: in, N: m.Hidden, Out: out, LRA: scornn.AuthorsLRA}, nil
+	case "scrn":
+		return scrn.New(in, m.Hidden, max(1, m.Hidden/4), out), nil
+	case "esn":
+		return esn.New(in, m.Hidden, out), nil
 	}
 	return nil, fmt.Errorf("experiments: Model.Kind = %q, want one of %s", m.Kind, strings.Join(Kinds, ", "))
 }
@@ -198,8 +217,37 @@ func Presets() []Preset {
 	for _, m := range []Model{{"lt-ornn", 80, false}, {"lt-irnn", 80, false}, {"lt-ornn", 80, true}, {"lstm", 80, false}} {
 		out = append(out, henaff("varcopy", 100, m, "Fig. 5"))
 	}
+	// After the uRNN (notebook 11): its successors and Galvan's SCRN and ESN beside the uRNN and
+	// the LSTM, on copy T = 500 and adding T = 400 at the uRNN paper's settings (§4: RMSProp,
+	// learning rate 1e-3, decay 0.9; gradients clipped at 1 for the models without a unitary or
+	// orthogonal W). Sizes give each model about the uRNN's number of free parameters (6153 on
+	// copy with 128 units, 8193 on adding with 512; TestSuccessorsBudget): the ESN instead has
+	// the uRNN's width, since only its readout is trained, and the LSTM the paper's sizes.
+	for _, tk := range []struct {
+		kind  string
+		T     int
+		steps int
+		sizes map[string]int
+	}{
+		{"copy", 500, 3000, map[string]int{"urnn": 128, "fc-urnn": 61, "exprnn": 93, "scornn": 93, "scrn": 61, "esn": 128, "lstm-peephole": 40}},
+		{"adding", 400, 10000, map[string]int{"urnn": 512, "fc-urnn": 86, "exprnn": 125, "scornn": 125, "scrn": 80, "esn": 512, "lstm-peephole": 128}},
+	} {
+		for _, kind := range SuccessorKinds {
+			m := Model{Kind: kind, Hidden: tk.sizes[kind]}
+			out = append(out, Preset{
+				Name:  fmt.Sprintf("successors/%s-T%d/%s-%d", tk.kind, tk.T, m.Kind, m.Hidden),
+				Paper: fmt.Sprintf("after the uRNN: %s T=%d at Arjovsky et al. 2016 §4's settings", tk.kind, tk.T),
+				Model: m, Task: Task{Kind: tk.kind, T: tk.T},
+				Train: train.Config{Steps: tk.steps, Batch: 20, Chunk: 128, Optimizer: arjovskyOptimizer(m.Kind)},
+			})
+		}
+	}
 	return out
 }
+
+// SuccessorKinds are the models of the presets "successors/…" (notebook 11), in the order
+// the notebook shows them: the uRNN, its successors, Galvan's SCRN and ESN, the LSTM.
+var SuccessorKinds = []string{"urnn", "fc-urnn", "exprnn", "scornn", "scrn", "esn", "lstm-peephole"}
 
 func henaff(task string, T int, m Model, fig string) Preset {
 	lr := 1e-4
@@ -224,10 +272,11 @@ func henaff(task string, T int, m Model, fig string) Preset {
 }
 
 // arjovskyOptimizer is RMSProp with learning rate 1e-3 and decay 0.9; the LSTM's and the
-// RNNs' gradients are clipped element-wise at 1, the uRNN's are not (§4).
+// RNNs' gradients are clipped element-wise at 1, the uRNN's are not (§4), nor those of the
+// models whose W is kept unitary or orthogonal (as their authors' code does).
 func arjovskyOptimizer(kind string) train.RMSProp {
 	o := train.RMSProp{LR: 1e-3, Decay: 0.9}
-	if kind != "urnn" {
+	if !slices.Contains([]string{"urnn", "fc-urnn", "exprnn", "scornn"}, kind) {
 		o.ClipValue = 1
 	}
 	return o

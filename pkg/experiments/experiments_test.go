@@ -141,3 +141,50 @@ func TestTinyRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestSuccessorsBudget checks that the successors/* presets give each model about the uRNN's
+// number of free parameters (within 5%), except the ESN (the uRNN's width) and the LSTM (the
+// paper's size), as docs/SETTINGS.md says.
+func TestSuccessorsBudget(t *testing.T) {
+	type freeParamser interface{ FreeParams() int }
+	type numParamser interface{ NumParams() int }
+	free := func(c any) int {
+		if f, ok := c.(freeParamser); ok {
+			return f.FreeParams()
+		}
+		return c.(numParamser).NumParams()
+	}
+	n := 0
+	for _, task := range []string{"copy-T500", "adding-T400"} {
+		var budget int
+		for _, kind := range SuccessorKinds {
+			var p Preset
+			for _, q := range Presets() {
+				if strings.HasPrefix(q.Name, "successors/"+task+"/"+kind+"-") {
+					p = q
+				}
+			}
+			if p.Name == "" {
+				t.Fatalf("no preset successors/%s/%s-…", task, kind)
+			}
+			cell, _, err := p.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			got := free(cell)
+			switch kind {
+			case "urnn":
+				budget = got
+			case "esn", "lstm-peephole":
+			default:
+				if math.Abs(float64(got-budget)) > 0.05*float64(budget) {
+					t.Errorf("%s: %d free parameters, want the uRNN's %d within 5%%", p.Name, got, budget)
+				}
+			}
+		}
+	}
+	if n != 2*len(SuccessorKinds) {
+		t.Errorf("%d successors presets checked, want %d", n, 2*len(SuccessorKinds))
+	}
+}
