@@ -9,7 +9,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
 // Spectrum is a named set of eigenvalues, for plotting several matrices in one complex
@@ -150,4 +153,39 @@ func PowerNorms(w []float64, r, steps int, seed uint64) []float64 {
 		out = append(out, mat.Norm(v, 2))
 	}
 	return out
+}
+
+// RecurrentMatrix returns the square recurrent matrix W of cell (variables under scope) as a
+// real r×r row-major matrix: from rnn.DenseW where the cell has it (the uRNN, full-capacity
+// uRNN, expRNN, SCRN), else the variable rnn.Transition names (tanh RNN, IRNN, LT-RNNs,
+// scoRNN, ESN). A complex W is given in its real form (Realify: r = 2N, the eigenvalues of W
+// and their conjugates, the singular values of W twice). Cells with neither (the LSTM, GRU)
+// get an error naming them.
+func RecurrentMatrix(backend compute.Backend, scope *model.Scope, cell rnn.Cell) (w []float64, r int, err error) {
+	if d, ok := cell.(rnn.DenseW); ok {
+		re, im, err := d.DenseW(backend, scope)
+		if err != nil {
+			return nil, 0, err
+		}
+		if im != nil {
+			w, err := Realify(re, im)
+			return w, 2 * len(re), err
+		}
+		for _, row := range re {
+			w = append(w, row...)
+		}
+		return w, len(re), nil
+	}
+	if tc, ok := cell.(rnn.Transition); ok {
+		name, _ := tc.TransitionMatrix()
+		w, dims, err := VariableMatrix(scope, name)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(dims) != 2 || dims[0] != dims[1] {
+			return nil, 0, fmt.Errorf("analysis: RecurrentMatrix: %T's %s has shape %v, want a square matrix", cell, name, dims)
+		}
+		return w, dims[0], nil
+	}
+	return nil, 0, fmt.Errorf("analysis: RecurrentMatrix: %T has no single recurrent matrix (neither rnn.DenseW nor rnn.Transition)", cell)
 }

@@ -91,9 +91,11 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 
@@ -271,4 +273,20 @@ func (s *step) Next(h, px *Node) *Node {
 // Readout returns h·U + b_o for states [..., N], [..., Out].
 func (s *step) Readout(states *Node) *Node {
 	return Add(MatMul(states, s.u), ExpandLeftToRank(s.bo, states.Rank()))
+}
+
+var _ rnn.DenseW = (*Cell)(nil)
+
+// DenseW implements rnn.DenseW: W = exp(Skew(A)) as RecurrentMatrix computes it, in one
+// graph on backend. (The step multiplies by it on the right, h·W: the transpose of the
+// column convention, with the same eigenvalues.)
+func (c *Cell) DenseW(backend compute.Backend, scope *model.Scope) (re, im [][]float64, err error) {
+	out, err := model.ExecOnce(backend, scope.Store(), func(_ *model.Scope, g *Graph) *Node {
+		rnn.LiveVariables(scope.Store(), g)
+		return ConvertDType(c.RecurrentMatrix(scope, g), dtypes.Float64)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("exprnn: DenseW: %w", err)
+	}
+	return rnn.Rows(tensors.MustCopyFlatData[float64](out), c.N), nil, nil
 }

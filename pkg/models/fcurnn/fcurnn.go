@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
@@ -196,3 +197,18 @@ var (
 	_ rnn.Cell        = (*Cell)(nil)
 	_ rnn.Constrained = (*Cell)(nil)
 )
+
+var _ rnn.DenseW = (*Cell)(nil)
+
+// DenseW implements rnn.DenseW: W = Wre + i·Wim, read from the variables (backend unused).
+func (c *Cell) DenseW(_ compute.Backend, scope *model.Scope) (re, im [][]float64, err error) {
+	wre, err := rnn.VariableValues(scope, "Wre")
+	if err != nil {
+		return nil, nil, err
+	}
+	wim, err := rnn.VariableValues(scope, "Wim")
+	if err != nil {
+		return nil, nil, err
+	}
+	return rnn.Rows(wre, c.N), rnn.Rows(wim, c.N), nil
+}

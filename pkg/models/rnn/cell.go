@@ -33,6 +33,7 @@ package rnn
 import (
 	"math/rand/v2"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
@@ -180,4 +181,15 @@ type Constrained interface {
 type LinearReadout interface {
 	// ReadoutVariables names U and b_o under the cell's scope.
 	ReadoutVariables() (weights, bias string)
+}
+
+// DenseW is implemented by the cells whose state advances through one square recurrent
+// matrix W that is not simply one of their variables (which Transition names): the uRNN's
+// product of factors, the full-capacity uRNN's complex W, the expRNN's exp(A), the SCRN's
+// block matrix over [h | s]. DenseW returns W for the variables under scope, computed on
+// backend where it takes a graph, as W[k][j] = re[k][j] + i·im[k][j] (im nil for a real W),
+// in the orientation of the cell's equations (W h_{t−1}; its transpose has the same
+// eigenvalues and singular values). Package analysis reads it for W's spectrum.
+type DenseW interface {
+	DenseW(backend compute.Backend, scope *model.Scope) (re, im [][]float64, err error)
 }

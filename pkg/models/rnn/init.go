@@ -217,3 +217,42 @@ func RandomizeVariables(scope *model.Scope, rng *rand.Rand, lo, hi float64) map[
 	}
 	return values
 }
+
+// VariableValues returns the value of the variable name under scope as float64, row-major
+// (Float32, Float64 or Int32 variables), or an error naming it when it does not exist.
+func VariableValues(scope *model.Scope, name string) ([]float64, error) {
+	v := scope.GetVariable(name)
+	if v == nil {
+		return nil, fmt.Errorf("rnn: no variable %s/%s: call the cell's Init first", scope.Scope(), name)
+	}
+	t, err := v.Value()
+	if err != nil {
+		return nil, err
+	}
+	switch t.DType() {
+	case dtypes.Float64:
+		return tensors.MustCopyFlatData[float64](t), nil
+	case dtypes.Float32:
+		return widen(tensors.MustCopyFlatData[float32](t)), nil
+	case dtypes.Int32:
+		return widen(tensors.MustCopyFlatData[int32](t)), nil
+	}
+	return nil, fmt.Errorf("rnn: variable %s/%s has dtype %s, want Float32, Float64 or Int32", scope.Scope(), name, t.DType())
+}
+
+func widen[T float32 | int32](v []T) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// Rows splits a row-major matrix of n columns into its rows.
+func Rows(flat []float64, n int) [][]float64 {
+	out := make([][]float64, 0, len(flat)/max(n, 1))
+	for i := 0; i+n <= len(flat); i += n {
+		out = append(out, flat[i:i+n])
+	}
+	return out
+}

@@ -70,6 +70,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -217,4 +218,36 @@ func (st *step) Next(state, px *Node) *Node {
 // Readout returns U h + V s + b_o for states [..., N+S], [..., Out].
 func (st *step) Readout(states *Node) *Node {
 	return Add(MatMul(states, st.u), ExpandLeftToRank(st.bo, states.Rank()))
+}
+
+var _ rnn.DenseW = (*Cell)(nil)
+
+// DenseW implements rnn.DenseW: the recurrent matrix over the state [h | s] of the package
+// doc's block form, in the row-vector orientation of the step,
+//
+//	⎡ R    0  ⎤   (N + S) × (N + S); its eigenvalues are R's and α (S times),
+//	⎣ α P  α I ⎦
+//
+// read from the variables (backend unused). The sigmoid acts on the h columns between steps.
+func (c *Cell) DenseW(_ compute.Backend, scope *model.Scope) (re, im [][]float64, err error) {
+	r, err := rnn.VariableValues(scope, "R")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := rnn.VariableValues(scope, "P")
+	if err != nil {
+		return nil, nil, err
+	}
+	n, m, alpha := c.N, c.N+c.S, c.alpha()
+	w := make([]float64, m*m)
+	for i := range n {
+		copy(w[i*m:i*m+n], r[i*n:(i+1)*n])
+	}
+	for k := range c.S {
+		for j := range n {
+			w[(n+k)*m+j] = alpha * p[k*n+j]
+		}
+		w[(n+k)*m+n+k] = alpha
+	}
+	return rnn.Rows(w, m), nil, nil
 }
