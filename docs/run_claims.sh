@@ -4,28 +4,13 @@
 # (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
 # Usage, from the project root:
 #   bash docs/run_claims.sh [runs-dir]        (default docs/runs)
-#   LM=build/lm bash docs/run_claims.sh      (use that longmemory binary instead of building one:
-#                                             for a run that continues while the code is edited)
+#   LM=build/lm bash docs/run_claims.sh      (see docs/runs.sh)
 # Run directories keep run.json and log.csv of every replica (committed: the verdicts are
 # regenerated from them); checkpoints and locks are not committed (.gitignore).
 # Speeds measured here (2 cores, Go backend, GoMLX v0.28.15): LT-RNN 80/128 at T = 100 about
 # 35 ms a step, tanh RNN 80 30 ms, LSTM 40 40–80 ms, uRNN 128 85–100 ms.
 set -euo pipefail
-export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
-out="${1:-docs/runs}"
-lm="${LM:-}"
-if [ -z "$lm" ]; then
-	go build -o bin/longmemory ./cmd/longmemory
-	lm=./bin/longmemory
-fi
-claim() { # name, then longmemory train flags
-	local name=$1; shift
-	local resume=""; [ -n "$(ls -d "$out/$name"/seed-* 2>/dev/null)" ] && resume=-resume
-	echo "== $name: longmemory train $* -seeds 8 -out $out/$name $resume"
-	local s=$(date +%s)
-	"$lm" train "$@" -seeds 8 -out "$out/$name" -quiet $resume
-	echo "== $name: $(( $(date +%s) - s )) s"
-}
+source "$(dirname "$0")/runs.sh"
 # Henaff et al. §4, Fig. 3: the LT-IRNN learns adding, the LT-ORNN does not (T = 100: the
 # issue's lead setting, 1000 steps, the presets' 1/T scaling).
 claim henaff-adding-T100-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50
@@ -56,10 +41,6 @@ claim henaff-varcopy-T100-lstm         -preset henaff/varcopy-T100/lstm-80      
 claim henaff-varcopy-T100-lt-ornn-pool -preset henaff/varcopy-T100/lt-ornn-80-pool -steps 3000 -eval-every 100
 
 # Figures (median and min–max band over the 8 seeds) and the runs table.
-fig() { # figure name, title, run names
-	local f=$1 title=$2; shift 2
-	"$lm" plot -title "$title" -o "docs/figures/$f.png" "${@/#/$out/}"
-}
 fig seeds-henaff-adding-T100 "adding, T = 100, 8 seeds (Henaff Fig. 3)" henaff-adding-T100-lt-irnn henaff-adding-T100-lt-ornn
 fig seeds-henaff-copy-T100   "copy, T = 100, 8 seeds (Henaff Fig. 2)"   henaff-copy-T100-lt-ornn henaff-copy-T100-lt-irnn
 fig seeds-arjovsky-copy-T100 "copy, T = 100, 8 seeds (Arjovsky Fig. 1)" arjovsky-copy-T100-urnn arjovsky-copy-T100-lstm arjovsky-copy-T100-tanh

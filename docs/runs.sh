@@ -1,0 +1,25 @@
+# Shared by docs/run_claims.sh and docs/run_successors.sh (sourced, not run): the longmemory
+# binary and the two steps every 8-seed setting takes.
+#   LM=build/lm bash docs/run_….sh   uses that binary instead of building bin/longmemory (for
+#                                    runs that continue while the code is edited)
+# Each setting resumes if its replicas already hold checkpoints, so a script can be stopped
+# (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
+export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
+out="${1:-docs/runs}"
+lm="${LM:-}"
+if [ -z "$lm" ]; then
+	go build -o bin/longmemory ./cmd/longmemory
+	lm=./bin/longmemory
+fi
+claim() { # name, then longmemory train flags: 8 seeds in $out/name
+	local name=$1; shift
+	local resume=""; [ -n "$(ls -d "$out/$name"/seed-* 2>/dev/null)" ] && resume=-resume
+	echo "== $name: longmemory train $* -seeds 8 -out $out/$name $resume"
+	local s=$(date +%s)
+	"$lm" train "$@" -seeds 8 -out "$out/$name" -quiet $resume
+	echo "== $name: $(( $(date +%s) - s )) s"
+}
+fig() { # figure name, title, run names: median and min–max band over the seeds
+	local f=$1 title=$2; shift 2
+	"$lm" plot -title "$title" -o "docs/figures/$f.png" "${@/#/$out/}"
+}
