@@ -31,25 +31,62 @@ import (
 
 // Model names a cell and its size.
 type Model struct {
-	// Kind is one of Kinds: "urnn", "lstm", "lstm-peephole" (the uRNN authors' LSTM: output-gate
-	// peephole, forget bias 1), "gru", "tanh", "irnn", "lt-ornn", "lt-irnn", and the uRNN's
-	// successors and Galvan's other models: "fc-urnn" (full-capacity uRNN), "exprnn", "scornn"
-	// (with its authors' learning rate 1e-4 for A), "scrn" (Hidden/4 context units), "esn"
-	// (reservoir of Hidden units; only the readout is trained).
-	Kind   string
+	Kind   string // one of Kinds (the table models)
 	Hidden int
 	// Pooling adds the l2-pooled decoder to an LT-RNN (Henaff et al. §2.3).
 	Pooling bool
 }
 
-// Kinds lists the accepted Model.Kind values.
-var Kinds = []string{"urnn", "lstm", "lstm-peephole", "gru", "tanh", "irnn", "lt-ornn", "lt-irnn",
-	"fc-urnn", "exprnn", "scornn", "scrn", "esn"}
+// models is every model kind with the cell it builds for in inputs, out outputs and Hidden
+// units, one line each: a new model is its package and one line here. real says whether the
+// task's inputs are real-valued (adding, MNIST) rather than categorical.
+var models = []struct {
+	kind string
+	cell func(m Model, in, out int, real bool) rnn.Cell
+}{
+	{"urnn", func(m Model, in, out int, _ bool) rnn.Cell { return urnn.New(in, m.Hidden, out) }},
+	{"lstm", func(m Model, in, out int, _ bool) rnn.Cell { return lstm.New(in, m.Hidden, out) }},
+	// The uRNN authors' LSTM: output-gate peephole, forget bias 1.
+	{"lstm-peephole", func(m Model, in, out int, _ bool) rnn.Cell { return lstm.NewURNNCode(in, m.Hidden, out) }},
+	{"gru", func(m Model, in, out int, _ bool) rnn.Cell { return gru.New(in, m.Hidden, out) }},
+	{"tanh", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewTanh(in, m.Hidden, out) }},
+	{"irnn", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewIRNN(in, m.Hidden, out) }},
+	{"lt-ornn", func(m Model, in, out int, real bool) rnn.Cell { return ltCell(ltrnn.NewORNN(in, m.Hidden, out), m, real) }},
+	{"lt-irnn", func(m Model, in, out int, real bool) rnn.Cell { return ltCell(ltrnn.NewIRNN(in, m.Hidden, out), m, real) }},
+	// After the uRNN (notebook 11).
+	{"fc-urnn", func(m Model, in, out int, _ bool) rnn.Cell { return fcurnn.New(in, m.Hidden, out) }},
+	{"exprnn", func(m Model, in, out int, _ bool) rnn.Cell { return exprnn.New(in, m.Hidden, out) }},
+	// A at its authors' learning rate, 1e-4.
+	{"scornn", func(m Model, in, out int, _ bool) rnn.Cell {
+		return &scornn.Cell{In: in, N: m.Hidden, Out: out, LRA: scornn.AuthorsLRA}
+	}},
+	// Hidden/4 context units.
+	{"scrn", func(m Model, in, out int, _ bool) rnn.Cell { return scrn.New(in, m.Hidden, max(1, m.Hidden/4), out) }},
+	// A reservoir of Hidden units; only the readout is trained.
+	{"esn", func(m Model, in, out int, _ bool) rnn.Cell { return esn.New(in, m.Hidden, out) }},
+}
+
+// ltCell sets an LT-RNN's pooling and σ: on real-valued inputs (adding, MNIST) σ = ReLU, as
+// in Henaff et al.'s adding solution (§3.2.1); on categorical inputs (the copy tasks) no
+// nonlinearity (§2.1).
+func ltCell(c *ltrnn.Cell, m Model, real bool) rnn.Cell {
+	c.Pooling = m.Pooling
+	if real {
+		c.Sigma = ltrnn.ReLU
+	}
+	return c
+}
+
+// Kinds lists the accepted Model.Kind values, in the order of the models table.
+var Kinds = func() []string {
+	var k []string
+	for _, m := range models {
+		k = append(k, m.kind)
+	}
+	return k
+}()
 
 // cell returns the model's cell for in inputs and out outputs per step (Preset.Build).
-//
-// LT-RNNs on real-valued inputs (adding, MNIST) get σ = ReLU, as in Henaff et al.'s adding
-// solution (§3.2.1); on categorical inputs (the copy tasks) no nonlinearity (§2.1).
 func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Hidden < 1 {
 		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)
@@ -57,39 +94,10 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Pooling && !strings.HasPrefix(m.Kind, "lt-") {
 		return nil, fmt.Errorf("experiments: Model.Pooling is for LT-RNNs, not %q", m.Kind)
 	}
-	switch m.Kind {
-	case "urnn":
-		return urnn.New(in, m.Hidden, out), nil
-	case "lstm":
-		return lstm.New(in, m.Hidden, out), nil
-	case "lstm-peephole":
-		return lstm.NewURNNCode(in, m.Hidden, out), nil
-	case "gru":
-		return gru.New(in, m.Hidden, out), nil
-	case "tanh":
-		return rnn.NewTanh(in, m.Hidden, out), nil
-	case "irnn":
-		return rnn.NewIRNN(in, m.Hidden, out), nil
-	case "lt-ornn", "lt-irnn":
-		c := ltrnn.NewORNN(in, m.Hidden, out)
-		if m.Kind == "lt-irnn" {
-			c = ltrnn.NewIRNN(in, m.Hidden, out)
+	for _, k := range models {
+		if k.kind == m.Kind {
+			return k.cell(m, in, out, realInputs), nil
 		}
-		c.Pooling = m.Pooling
-		if realInputs {
-			c.Sigma = ltrnn.ReLU
-		}
-		return c, nil
-	case "fc-urnn":
-		return fcurnn.New(in, m.Hidden, out), nil
-	case "exprnn":
-		return exprnn.New(in, m.Hidden, out), nil
-	case "scornn":
-		return &scornn.Cell{In: in, N: m.Hidden, Out: out, LRA: scornn.AuthorsLRA}, nil
-	case "scrn":
-		return scrn.New(in, m.Hidden, max(1, m.Hidden/4), out), nil
-	case "esn":
-		return esn.New(in, m.Hidden, out), nil
 	}
 	return nil, fmt.Errorf("experiments: Model.Kind = %q, want one of %s", m.Kind, strings.Join(Kinds, ", "))
 }
