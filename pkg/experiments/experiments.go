@@ -51,8 +51,12 @@ var models = []struct {
 	{"gru", func(m Model, in, out int, _ bool) rnn.Cell { return gru.New(in, m.Hidden, out) }},
 	{"tanh", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewTanh(in, m.Hidden, out) }},
 	{"irnn", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewIRNN(in, m.Hidden, out) }},
-	{"lt-ornn", func(m Model, in, out int, real bool) rnn.Cell { return ltCell(ltrnn.NewORNN(in, m.Hidden, out), m, real) }},
-	{"lt-irnn", func(m Model, in, out int, real bool) rnn.Cell { return ltCell(ltrnn.NewIRNN(in, m.Hidden, out), m, real) }},
+	{"lt-ornn", func(m Model, in, out int, real bool) rnn.Cell {
+		return ltCell(ltrnn.NewORNN(in, m.Hidden, out), m, real)
+	}},
+	{"lt-irnn", func(m Model, in, out int, real bool) rnn.Cell {
+		return ltCell(ltrnn.NewIRNN(in, m.Hidden, out), m, real)
+	}},
 	// After the uRNN (notebook 11).
 	{"fc-urnn", func(m Model, in, out int, _ bool) rnn.Cell { return fcurnn.New(in, m.Hidden, out) }},
 	{"exprnn", func(m Model, in, out int, _ bool) rnn.Cell { return exprnn.New(in, m.Hidden, out) }},
