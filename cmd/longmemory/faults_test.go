@@ -180,6 +180,31 @@ func copyRun(t *testing.T, src string) string {
 // TestCorruptCheckpoints flips single bytes of the latest checkpoint at spread offsets and
 // truncates it: each must be detected, and eval and train -resume fall back to the intact
 // previous checkpoint, naming the bad file; with none intact, a clear error.
+// TestSignalStopsEveryReplica: with -seeds, a stop signal ends the replica that runs with a
+// checkpoint and starts no other (the replica already handed to the worker included).
+func TestSignalStopsEveryReplica(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := command(ctx, tinyRun("-steps", "1000000", "-checkpoint-every", "3", "-seeds", "3", "-seed", "0", "-out", dir)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForCheckpoint(t, filepath.Join(dir, "seed-0"))
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Fatalf("-seeds 3 after SIGTERM: exit %d, want 143\n%s", code, stderr.String())
+	}
+	for _, s := range []string{"seed-1", "seed-2"} {
+		if _, err := os.Stat(filepath.Join(dir, s)); err == nil {
+			t.Errorf("%s was started after the stop signal\n%s", s, stderr.String())
+		}
+	}
+}
+
 func TestCorruptCheckpoints(t *testing.T) {
 	src := t.TempDir()
 	if code, out := cli(tinyRun("-steps", "4", "-checkpoint-every", "2", "-out", src)...); code != 0 {

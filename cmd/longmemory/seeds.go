@@ -70,6 +70,12 @@ func trainSeeds(fs *flag.FlagSet, out string, n, jobs int, resume bool, stdout, 
 	for range jobs {
 		wg.Go(func() {
 			for r := range next {
+				mu.Lock()
+				stopped := stopErr != nil
+				mu.Unlock()
+				if stopped { // handed over before the stop signal ended another replica
+					continue
+				}
 				seed := base + uint64(r)
 				dir := runs.ReplicaDir(out, seed)
 				rargs := append(slices.Clone(args), "-out="+dir, "-seed="+strconv.FormatUint(seed, 10), "-quiet")
