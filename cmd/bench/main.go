@@ -39,14 +39,18 @@ import (
 )
 
 // DefaultConfigs are the configurations of issue "Performance": the papers' copy models at
-// T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750. The LSTM is "lstm"
+// T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750; then the uRNN's successors
+// and Galvan's SCRN and ESN at the sizes of the successors/copy presets (notebook 11), which
+// the PyTorch reference does not have. The LSTM is "lstm"
 // (torch.nn.LSTM's, no peephole) rather than the presets' "lstm-peephole", to match the
 // reference.
 const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
 	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
 	"tanh:80:copy:100,tanh:80:copy:500,tanh:80:copy:2000," +
 	"lt-ornn:80:copy:100,lt-ornn:80:copy:500,lt-ornn:80:copy:2000," +
-	"urnn:512:adding:750"
+	"urnn:512:adding:750," +
+	"fc-urnn:61:copy:100,fc-urnn:61:copy:500,exprnn:93:copy:100,exprnn:93:copy:500," +
+	"scornn:93:copy:100,scornn:93:copy:500,scrn:61:copy:100,scrn:61:copy:500,esn:128:copy:100,esn:128:copy:500"
 
 // torchModels names, for each model kind the PyTorch reference has, the reference's models
 // that time it: the uRNN twice, "urnn-dense" with W materialised once per step. The one place
