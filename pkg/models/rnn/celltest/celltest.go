@@ -23,6 +23,10 @@
 //     and states of the whole sequence in one graph.
 //   - Step: with Config.Step, a few steps of the graph against the cell's equations
 //     written in plain Go (skipped without it).
+//   - Constrained: for an rnn.Constrained cell, W stays unitary or orthogonal (max |WᴴW − I|
+//     ≤ GroupTolerance) over 1000 Updates with random gradients, values stored in float32;
+//     Update changes no variable that the optimiser owns and refuses a missing gradient
+//     or a value of the wrong size (skipped for other cells).
 //
 // The variables are set to random values (Config.Randomize) before the Gradient,
 // Chunking and Step checks, so that no term (biases, h_0) is trivially zero.
@@ -119,6 +123,7 @@ var checks = []check{
 	{"NodesPerStep", checkNodesPerStep},
 	{"Chunking", checkChunking},
 	{"Step", checkStep},
+	{"Constrained", checkConstrained},
 }
 
 // Test runs every check of the package doc on the cell of cfg, each as a subtest of t.

@@ -210,6 +210,9 @@ func TestChecksFail(t *testing.T) {
 		{"nonlinear growth", "NodesPerStep", func() Config { return config(mutant{growingNodes: true}) }, "grows by"},
 		{"depends on the chunk start", "Chunking", func() Config { return config(mutant{timeDependent: true}) }, "whole sequence"},
 		{"disagrees with the equations", "Step", func() Config { return config(mutant{readoutOffset: 1e-9}) }, "by hand"},
+		{"leaves the group", "Constrained", func() Config { return constrainedConfig(drifting{}) }, "want ≤"},
+		{"moves the optimiser's variable", "Constrained", func() Config { return constrainedConfig(drifting{alsoV: true}) }, "does not constrain"},
+		{"takes a missing gradient as zero", "Constrained", func() Config { return constrainedConfig(drifting{still: true, lenient: true}) }, "without the gradient"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(t, tc.cfg(), tc.check)
@@ -220,4 +223,49 @@ func TestChecksFail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// drifting is an IRNN (W = I, orthogonal) that claims to keep W orthogonal but takes plain
+// gradient steps W − λ g (leaving the group), or none (still), and may also move V or accept
+// a missing gradient.
+type drifting struct {
+	*rnn.Simple
+	alsoV, still, lenient bool
+}
+
+func (d drifting) ConstrainedVariables() []string { return []string{"W"} }
+
+func (d drifting) Update(lr float64, values, grads map[string][]float64) (map[string][]float64, error) {
+	g, ok := grads["W"]
+	if !ok {
+		if !d.lenient {
+			return nil, fmt.Errorf("no gradient for %q", "W")
+		}
+		g = make([]float64, len(values["W"]))
+	}
+	if len(values["W"]) != len(g) {
+		return nil, fmt.Errorf("value of %q has %d entries, want %d", "W", len(values["W"]), len(g))
+	}
+	w := slices.Clone(values["W"])
+	for i := range w {
+		if !d.still {
+			w[i] -= lr * g[i]
+		}
+	}
+	out := map[string][]float64{"W": w}
+	if d.alsoV {
+		out["V"] = values["V"]
+	}
+	return out, nil
+}
+
+func constrainedConfig(d drifting) Config {
+	cfg := config(mutant{})
+	cfg.New = func() rnn.Cell {
+		c := rnn.NewIRNN(3, 4, 2)
+		c.Type = dtypes.Float64
+		d.Simple = c
+		return d
+	}
+	return cfg
 }
