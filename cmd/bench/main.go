@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -30,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
@@ -41,7 +43,9 @@ import (
 // DefaultConfigs are the configurations of issue "Performance": the papers' copy models at
 // T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750; then the uRNN's successors
 // and Galvan's SCRN and ESN at the sizes of the successors/copy presets (notebook 11), which
-// the PyTorch reference does not have. The LSTM is "lstm"
+// the PyTorch reference does not have; last, seeds trained at once (a fifth field xR: R
+// replicas with seeds 0…R−1 in one process, as `longmemory train -seeds R -jobs R` runs them),
+// whose "vs in turn" column is their time against R single runs one after the other. The LSTM is "lstm"
 // (torch.nn.LSTM's, no peephole) rather than the presets' "lstm-peephole", to match the
 // reference.
 const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
@@ -50,7 +54,9 @@ const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000,"
 	"lt-ornn:80:copy:100,lt-ornn:80:copy:500,lt-ornn:80:copy:2000," +
 	"urnn:512:adding:750," +
 	"fc-urnn:61:copy:100,fc-urnn:61:copy:500,exprnn:93:copy:100,exprnn:93:copy:500," +
-	"scornn:93:copy:100,scornn:93:copy:500,scrn:61:copy:100,scrn:61:copy:500,esn:128:copy:100,esn:128:copy:500"
+	"scornn:93:copy:100,scornn:93:copy:500,scrn:61:copy:100,scrn:61:copy:500,esn:128:copy:100,esn:128:copy:500," +
+	"urnn:128:copy:100:x2,urnn:128:copy:100:x8,lstm:40:copy:100:x2,lstm:40:copy:100:x8," +
+	"tanh:80:copy:100:x2,tanh:80:copy:100:x8,lt-ornn:80:copy:100:x2,lt-ornn:80:copy:100:x8"
 
 // torchModels names, for each model kind the PyTorch reference has, the reference's models
 // that time it: the uRNN twice, "urnn-dense" with W materialised once per step. The one place
@@ -64,6 +70,7 @@ type Result struct {
 	Task      string  `json:"task"`
 	T         int     `json:"T"`
 	Batch     int     `json:"batch"`
+	Replicas  int     `json:"replicas"` // trained at once; StepMs is then the wall time of one step of all of them
 	Chunk     int     `json:"chunk"`
 	Backend   string  `json:"backend"`
 	StepMs    float64 `json:"step_ms"`  // median over the timed steps
@@ -75,6 +82,7 @@ type Result struct {
 	TorchMs   float64 `json:"torch_step_ms,omitempty"`       // the same model in PyTorch (uRNN: factors at every step)
 	TorchWMs  float64 `json:"torch_dense_step_ms,omitempty"` // uRNN only: W materialised once per step (urnn-dense)
 	Ratio     float64 `json:"ratio_to_torch,omitempty"`      // StepMs / the faster of TorchMs and TorchWMs
+	InTurn    float64 `json:"ratio_to_in_turn,omitempty"`    // replicas: StepMs / (Replicas × the single run's StepMs)
 	Loss      float64 `json:"loss"`
 }
 
@@ -118,7 +126,7 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 		return err
 	}
 	for _, cfg := range configs {
-		if _, err := parse(cfg); err != nil {
+		if _, _, err := parse(cfg); err != nil {
 			return err
 		}
 	}
@@ -139,7 +147,15 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 			return fmt.Errorf("%s: %w", cfg, err)
 		}
 		fmt.Fprintf(os.Stderr, "bench: %-26s %9.1f ms/step  build %8.1f ms  peak %6.0f MiB\n", cfg, r.StepMs, r.BuildMs, r.PeakMiB)
-		if torch != nil {
+		if r.Replicas > 1 {
+			// Against the same configuration trained alone, earlier in this run.
+			single, _, _ := strings.Cut(cfg, ":x")
+			for _, q := range results {
+				if q.Replicas == 1 && fmt.Sprintf("%s:%d:%s:%d", q.Model, q.Hidden, q.Task, q.T) == single {
+					r.InTurn = r.StepMs / (float64(r.Replicas) * q.StepMs)
+				}
+			}
+		} else if torch != nil {
 			// Ours times stepsFor(…) steps after the compiling one and drops the last (it also
 			// evaluates); the reference gets the same number of timed steps (it adds a warm-up).
 			ms, err := torch.times(cfg, max(1, stepsFor(cfg, steps, longSteps)-1))
@@ -179,11 +195,21 @@ func fastest(ms ...float64) float64 {
 	return best
 }
 
-// parse reads configuration model:hidden:task:T as a preset's model and task.
-func parse(cfg string) (p experiments.Preset, err error) {
+// parse reads configuration model:hidden:task:T[:xR] as a preset's model and task and the
+// number of replicas trained at once (1 without the fifth field).
+func parse(cfg string) (p experiments.Preset, replicas int, err error) {
 	f := strings.Split(cfg, ":")
-	if len(f) != 4 {
-		return p, fmt.Errorf("config %q: want model:hidden:task:T", cfg)
+	if len(f) != 4 && len(f) != 5 {
+		return p, 0, fmt.Errorf("config %q: want model:hidden:task:T or model:hidden:task:T:xR", cfg)
+	}
+	replicas = 1
+	var err3 error
+	if len(f) == 5 {
+		r, ok := strings.CutPrefix(f[4], "x")
+		replicas, err3 = strconv.Atoi(r)
+		if !ok || replicas < 1 || replicas > 16 {
+			err3 = fmt.Errorf("bad replicas")
+		}
 	}
 	hidden, err1 := strconv.Atoi(f[1])
 	T, err2 := strconv.Atoi(f[3])
@@ -198,20 +224,21 @@ func parse(cfg string) (p experiments.Preset, err error) {
 		err = fmt.Errorf("config %q: hidden %q, want a positive integer", cfg, f[1])
 	case err2 != nil || T < 1:
 		err = fmt.Errorf("config %q: T %q, want a positive integer", cfg, f[3])
+	case err3 != nil:
+		err = fmt.Errorf("config %q: replicas %q, want x1 … x16", cfg, f[4])
 	}
-	return p, err
+	return p, replicas, err
 }
 
-// measure trains one configuration for steps+1 steps and reports the median step time.
+// measure trains one configuration for steps+1 steps and reports the median step time;
+// with R replicas, R trainers (seeds 0…R−1) run at once, each in its own goroutine, and the
+// step time is the wall time from the end of the last one's first (compiling) step to the
+// end of the last one, divided by steps.
 // profileFile, when set (-cpuprofile), receives a CPU profile of measure's timed steps.
 var profileFile *os.File
 
 func measure(cfg string, steps, chunk int) (Result, error) {
-	p, err := parse(cfg)
-	if err != nil {
-		return Result{}, err
-	}
-	cell, task, err := p.Build()
+	p, replicas, err := parse(cfg)
 	if err != nil {
 		return Result{}, err
 	}
@@ -219,35 +246,65 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	tr, err := train.New(b, cell, task, train.Config{Steps: steps + 1, Batch: 20, Chunk: chunk, EvalEvery: steps + 1, EvalBatch: 20})
-	if err != nil {
-		return Result{}, err
-	}
-	var times []float64
-	last := time.Now()
-	var loss float64
-	err = tr.Run(context.Background(), func(r train.Record) {
-		times = append(times, float64(time.Since(last).Microseconds())/1000)
-		loss = r.Loss
-		if len(times) == 1 && profileFile != nil { // after the first (compiling) step
-			pprof.StartCPUProfile(profileFile)
+	trainers := make([]*train.Trainer, replicas)
+	for r := range trainers {
+		cell, task, err := p.Build()
+		if err != nil {
+			return Result{}, err
 		}
-		last = time.Now()
-	})
+		trainers[r], err = train.New(b, cell, task, train.Config{Steps: steps + 1, Batch: 20, Chunk: chunk, EvalEvery: steps + 1, EvalBatch: 20, Seed: uint64(r)})
+		if err != nil {
+			return Result{}, err
+		}
+	}
+	times := make([][]float64, replicas)
+	firstDone, end := make([]time.Time, replicas), make([]time.Time, replicas)
+	var loss float64
+	var wg sync.WaitGroup
+	errs := make([]error, replicas)
+	for r, tr := range trainers {
+		wg.Go(func() {
+			last := time.Now()
+			errs[r] = tr.Run(context.Background(), func(rec train.Record) {
+				now := time.Now()
+				times[r] = append(times[r], float64(now.Sub(last).Microseconds())/1000)
+				if r == 0 {
+					loss = rec.Loss
+				}
+				if len(times[r]) == 1 {
+					firstDone[r] = now
+					if profileFile != nil && replicas == 1 { // after the first (compiling) step
+						pprof.StartCPUProfile(profileFile)
+					}
+				}
+				last = time.Now()
+			})
+			end[r] = time.Now()
+		})
+	}
+	wg.Wait()
 	if profileFile != nil {
 		pprof.StopCPUProfile()
 		profileFile.Close()
 	}
-	if err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return Result{}, err
 	}
 	// The last step also evaluates the held-out batch: leave it out of the median.
-	timed := slices.Clone(times[1 : len(times)-1])
+	timed := slices.Clone(times[0][1 : len(times[0])-1])
 	if len(timed) == 0 {
-		timed = times[1:]
+		timed = times[0][1:]
 	}
 	slices.Sort(timed)
 	med := timed[len(timed)/2]
+	first := times[0][0]
+	if replicas > 1 {
+		med = float64(slices.MaxFunc(end, time.Time.Compare).Sub(slices.MaxFunc(firstDone, time.Time.Compare)).Microseconds()) / 1000 / float64(steps)
+		first = 0
+		for _, t := range times {
+			first = max(first, t[0])
+		}
+	}
 	peak := peakMiB() // before counting nodes, which builds graphs of its own
 	fresh, _, err := p.Build()
 	if err != nil {
@@ -257,8 +314,8 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Model: p.Model.Kind, Hidden: p.Model.Hidden, Task: p.Task.Kind, T: p.Task.T, Batch: 20, Chunk: chunk, Backend: b.Name(),
-		StepMs: med, BuildMs: max(0, times[0]-med), StepsPerS: 1000 / med, PeakMiB: peak, NodesFwd: nodes.Forward,
+	return Result{Model: p.Model.Kind, Hidden: p.Model.Hidden, Task: p.Task.Kind, T: p.Task.T, Batch: 20, Replicas: replicas, Chunk: chunk, Backend: b.Name(),
+		StepMs: med, BuildMs: max(0, first-med), StepsPerS: 1000 / med, PeakMiB: peak, NodesFwd: nodes.Forward,
 		NodesGrad: nodes.Training, Loss: loss}, nil
 }
 
@@ -281,7 +338,7 @@ func peakMiB() float64 {
 
 // stepsFor returns the number of timed steps for cfg: longSteps when T > 500.
 func stepsFor(cfg string, steps, longSteps int) int {
-	if p, err := parse(cfg); err == nil && p.Task.T > 500 {
+	if p, _, err := parse(cfg); err == nil && p.Task.T > 500 {
 		return longSteps
 	}
 	return steps
@@ -350,8 +407,8 @@ func (t *torchRef) note() string {
 }
 
 func printTable(results []Result, note string) {
-	fmt.Printf("%-13s %6s %-7s %5s %6s %10s %10s %8s %9s %10s %10s %11s %7s\n", "model", "hidden", "task", "T", "chunk",
-		"step ms", "build ms", "steps/s", "peak MiB", "nodes/step", "torch ms", "torch W ms", "ratio")
+	fmt.Printf("%-13s %6s %-7s %5s %8s %6s %10s %10s %8s %9s %10s %10s %11s %7s %10s\n", "model", "hidden", "task", "T", "replicas", "chunk",
+		"step ms", "build ms", "steps/s", "peak MiB", "nodes/step", "torch ms", "torch W ms", "ratio", "vs in turn")
 	ms := func(v float64) string {
 		if v > 0 {
 			return fmt.Sprintf("%.1f", v)
@@ -363,8 +420,12 @@ func printTable(results []Result, note string) {
 		if r.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2f×", r.Ratio)
 		}
-		fmt.Printf("%-13s %6d %-7s %5d %6d %10.1f %10.1f %8.2f %9.0f %10s %10s %11s %7s\n", r.Model, r.Hidden, r.Task, r.T, r.Chunk,
-			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, fmt.Sprintf("%d/%d", r.NodesFwd, r.NodesGrad), ms(r.TorchMs), ms(r.TorchWMs), ratio)
+		inTurn := "-"
+		if r.InTurn > 0 {
+			inTurn = fmt.Sprintf("%.2f×", r.InTurn)
+		}
+		fmt.Printf("%-13s %6d %-7s %5d %8d %6d %10.1f %10.1f %8.2f %9.0f %10s %10s %11s %7s %10s\n", r.Model, r.Hidden, r.Task, r.T, r.Replicas, r.Chunk,
+			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, fmt.Sprintf("%d/%d", r.NodesFwd, r.NodesGrad), ms(r.TorchMs), ms(r.TorchWMs), ratio, inTurn)
 	}
 	fmt.Println(note)
 }
