@@ -27,7 +27,7 @@ func TestCell(t *testing.T) {
 			{Name: "copy, 40 units", Cell: gru.New(10, 40, 9), Want: 6529},
 			{Name: "adding, 128 units", Cell: gru.New(2, 128, 1), Want: 50561},
 		},
-		Budget: celltest.GraphCost{Forward: 17, Training: 70},
+		Budget: celltest.GraphCost{Forward: 20, Training: 70},
 		BadConfigs: []celltest.BadConfig{
 			{Name: "zero In", Cell: gru.New(0, 4, 2), Want: "gru.Cell: In = 0"},
 			{Name: "negative N", Cell: gru.New(3, -1, 2), Want: "gru.Cell: N = -1"},

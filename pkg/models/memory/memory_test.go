@@ -45,7 +45,7 @@ func TestCell(t *testing.T) {
 		New:         func() rnn.Cell { return &memory.Cell{In: 3, Type: dtypes.Float64} },
 		Sizes:       rnn.Sizes{In: 3, State: 7, Out: 3},
 		ParamCounts: []celltest.ParamCount{{Name: "In 10", Cell: memory.New(10), Want: 11}}, // In + 1
-		Budget:      celltest.GraphCost{Forward: 14, Training: 50},
+		Budget:      celltest.GraphCost{Forward: 16, Training: 59},
 		BadConfigs: []celltest.BadConfig{
 			{Name: "zero In", Cell: &memory.Cell{In: 0}, Want: "In = 0"},
 			{Name: "negative In", Cell: &memory.Cell{In: -3}, Want: "In = -3"},

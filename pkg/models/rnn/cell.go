@@ -107,16 +107,22 @@ func Unroll(step Step, x, h0 *Node) *Node {
 
 // UnrollStates is Unroll with the T states h_1 … h_T returned as separate nodes,
 // [batch, State] each, so that a gradient can be taken with respect to each of them.
+//
+// Each step projects its own input, Project(x[:, t:t+1]), rather than slicing one
+// projection of all steps: the gradient of a slice is the adjoint padded with zeros to the
+// whole [batch, T, P] (GoMLX's sliceVJP), so T slices of one projection cost T² · batch · P
+// fills and adds in the backward pass — the largest cost of a training step of the LSTM and
+// the tanh RNN at T = 128 per chunk. The inputs x are data: no gradient flows into their
+// slices.
 func UnrollStates(step Step, x, h0 *Node) []*Node {
 	batch, T := x.Shape().Dim(0), x.Shape().Dim(1)
 	if h0 == nil {
 		h0 = step.Initial(batch)
 	}
-	px := step.Project(x)
 	states := make([]*Node, T)
 	h := h0
 	for t := range T {
-		h = step.Next(h, Squeeze(SliceAxis(px, 1, AxisElem(t)), 1))
+		h = step.Next(h, Squeeze(step.Project(SliceAxis(x, 1, AxisElem(t))), 1))
 		states[t] = h
 	}
 	return states

@@ -95,7 +95,8 @@ func stepNodes(t testing.TB, c *Cell, store *model.Store) (forward, withGradient
 }
 
 // TestStepNodes reports the graph nodes per time step of each implementation and fails if
-// FourStep or DenseW grow past the counts measured when they were written.
+// FourStep or DenseW grow past the counts measured (since rnn.UnrollStates projects each
+// step's input on its own: one more node forward, four more backward, for a step twice as fast).
 func TestStepNodes(t *testing.T) {
 	for _, tc := range []struct {
 		n       int
@@ -103,7 +104,7 @@ func TestStepNodes(t *testing.T) {
 		maxFwd  int // forward nodes per step
 		maxBoth int // forward and backward
 	}{
-		{8, FourStep, 32, 134}, {128, FourStep, 32, 134}, {128, DenseW, 17, 73},
+		{8, FourStep, 33, 138}, {128, FourStep, 33, 138}, {128, DenseW, 18, 77},
 		{128, implDenseDFT, 0, 0}, {128, implRadix2, 0, 0},
 	} {
 		c, store := newTestCell(t, 2, tc.n, 1, dtypes.Float32, tc.impl, 1)
