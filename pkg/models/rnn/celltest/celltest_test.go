@@ -71,7 +71,6 @@ type mutantStep struct {
 	steps int
 }
 
-
 func (s *mutantStep) Next(h, px *Node) *Node {
 	h = s.Step.Next(h, px)
 	if s.m.gradScale != 0 {
