@@ -34,11 +34,20 @@ claim henaff-adding-T100-lt-irnn-batch50   -preset henaff/adding-T400/lt-irnn-12
 claim henaff-adding-T100-lt-irnn-unscaled  -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -scale-hidden-grad=false
 # Henaff et al. §4, Fig. 5: variable-length copy at the paper's own T = 100, 80 hidden units: "none of
 # the LT-RNNs are able to beat the chance baseline, whereas the LSTM is able to solve the task even
-# though its convergence is slow". 3000 steps first (the presets' 5000 with -resume -steps 5000).
-claim henaff-varcopy-T100-lt-ornn      -preset henaff/varcopy-T100/lt-ornn-80      -steps 3000 -eval-every 100
-claim henaff-varcopy-T100-lt-irnn      -preset henaff/varcopy-T100/lt-irnn-80      -steps 3000 -eval-every 100
-claim henaff-varcopy-T100-lstm         -preset henaff/varcopy-T100/lstm-80         -steps 3000 -eval-every 100
-claim henaff-varcopy-T100-lt-ornn-pool -preset henaff/varcopy-T100/lt-ornn-80-pool -steps 3000 -eval-every 100
+# though its convergence is slow". The presets' 5000 steps (first run to 3000, then resumed).
+claim henaff-varcopy-T100-lt-ornn      -preset henaff/varcopy-T100/lt-ornn-80      -steps 5000 -eval-every 100
+claim henaff-varcopy-T100-lt-irnn      -preset henaff/varcopy-T100/lt-irnn-80      -steps 5000 -eval-every 100
+claim henaff-varcopy-T100-lstm         -preset henaff/varcopy-T100/lstm-80         -steps 5000 -eval-every 100
+claim henaff-varcopy-T100-lt-ornn-pool -preset henaff/varcopy-T100/lt-ornn-80-pool -steps 5000 -eval-every 100
+# Arjovsky et al. §4.1, Fig. 1 at T = 200 and 300, to the presets' 3000 steps.
+for T in 200 300; do
+	claim arjovsky-copy-T$T-urnn -preset arjovsky/copy-T$T/urnn-128         -eval-every 50
+	claim arjovsky-copy-T$T-lstm -preset arjovsky/copy-T$T/lstm-peephole-40 -eval-every 50
+	claim arjovsky-copy-T$T-tanh -preset arjovsky/copy-T$T/tanh-80          -eval-every 50
+done
+# Henaff et al. §4, Fig. 2 at the paper's T = 500, to the presets' 5000 steps.
+claim henaff-copy-T500-lt-ornn -preset henaff/copy-T500/lt-ornn-80 -eval-every 100
+claim henaff-copy-T500-lt-irnn -preset henaff/copy-T500/lt-irnn-80 -eval-every 100
 
 # Figures (median and min–max band over the 8 seeds) and the runs table.
 fig seeds-henaff-adding-T100 "adding, T = 100, 8 seeds (Henaff Fig. 3)" henaff-adding-T100-lt-irnn henaff-adding-T100-lt-ornn
@@ -49,6 +58,10 @@ fig seeds-henaff-adding-T100-lt-irnn-variants "adding, T = 100, LT-IRNN 128, 8 s
 	henaff-adding-T100-lt-irnn-unscaled henaff-adding-T100-lt-irnn-long
 fig seeds-henaff-varcopy-T100 "variable-length copy, T = 100, 8 seeds (Henaff Fig. 5)" henaff-varcopy-T100-lstm \
 	henaff-varcopy-T100-lt-ornn henaff-varcopy-T100-lt-irnn henaff-varcopy-T100-lt-ornn-pool
+for T in 200 300; do
+	fig seeds-arjovsky-copy-T$T "copy, T = $T, 8 seeds (Arjovsky Fig. 1)" arjovsky-copy-T$T-urnn arjovsky-copy-T$T-lstm arjovsky-copy-T$T-tanh
+done
+fig seeds-henaff-copy-T500 "copy, T = 500, 8 seeds (Henaff Fig. 2)" henaff-copy-T500-lt-ornn henaff-copy-T500-lt-irnn
 # docs/VERDICTS.md, written whole by this script from the run directories: nothing in it is typed.
 {
 	echo "# Verdicts: the papers' claims against 8 seeds"
@@ -68,7 +81,8 @@ fig seeds-henaff-varcopy-T100 "variable-length copy, T = 100, 8 seeds (Henaff Fi
 	echo
 	echo "## Figures (median and min–max band over the seeds; the baseline dashed)"
 	echo
-	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants seeds-henaff-varcopy-T100; do
-		echo "![$f](figures/$f.png)"
+	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants seeds-henaff-varcopy-T100 \
+		seeds-arjovsky-copy-T200 seeds-arjovsky-copy-T300 seeds-henaff-copy-T500; do
+		if [ -f "docs/figures/$f.png" ]; then echo "![$f](figures/$f.png)"; fi
 	done
 } > docs/VERDICTS.md

@@ -2,6 +2,9 @@
 # binary and the two steps every 8-seed setting takes.
 #   LM=build/lm bash docs/run_….sh   uses that binary instead of building bin/longmemory (for
 #                                    runs that continue while the code is edited)
+#   REPORT=1 bash docs/run_….sh      trains nothing: redraws the figures and rewrites the report
+#                                    from the run directories as they are (a figure whose runs
+#                                    do not all exist yet is left out)
 # Each setting resumes if its replicas already hold checkpoints, so a script can be stopped
 # (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
 export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
@@ -12,6 +15,7 @@ if [ -z "$lm" ]; then
 	lm=./bin/longmemory
 fi
 claim() { # name, then longmemory train flags: 8 seeds in $out/name
+	[ -n "${REPORT:-}" ] && return 0
 	local name=$1; shift
 	local resume=""; [ -n "$(ls -d "$out/$name"/seed-* 2>/dev/null)" ] && resume=-resume
 	echo "== $name: longmemory train $* -seeds 8 -out $out/$name $resume"
@@ -21,5 +25,11 @@ claim() { # name, then longmemory train flags: 8 seeds in $out/name
 }
 fig() { # figure name, title, run names: median and min–max band over the seeds
 	local f=$1 title=$2; shift 2
+	for r in "$@"; do
+		if [ ! -d "$out/$r" ]; then
+			echo "== figure $f left out: $out/$r does not exist yet" >&2
+			return 0
+		fi
+	done
 	"$lm" plot -title "$title" -o "docs/figures/$f.png" "${@/#/$out/}"
 }
