@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -180,28 +181,43 @@ func copyRun(t *testing.T, src string) string {
 // TestCorruptCheckpoints flips single bytes of the latest checkpoint at spread offsets and
 // truncates it: each must be detected, and eval and train -resume fall back to the intact
 // previous checkpoint, naming the bad file; with none intact, a clear error.
-// TestSignalStopsEveryReplica: with -seeds, a stop signal ends the replica that runs with a
-// checkpoint and starts no other (the replica already handed to the worker included).
+// TestSignalStopsEveryReplica: with -seeds, a stop signal ends every running replica with a
+// checkpoint and starts no other: in turn (-jobs 1; the replica already handed to the worker
+// included), and all at once (the default), where each of the three saves one.
 func TestSignalStopsEveryReplica(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := command(ctx, tinyRun("-steps", "1000000", "-checkpoint-every", "3", "-seeds", "3", "-seed", "0", "-out", dir)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitForCheckpoint(t, filepath.Join(dir, "seed-0"))
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 143 {
-		t.Fatalf("-seeds 3 after SIGTERM: exit %d, want 143\n%s", code, stderr.String())
-	}
-	for _, s := range []string{"seed-1", "seed-2"} {
-		if _, err := os.Stat(filepath.Join(dir, s)); err == nil {
-			t.Errorf("%s was started after the stop signal\n%s", s, stderr.String())
-		}
+	for _, jobs := range []string{"1", "0"} {
+		t.Run("jobs "+jobs, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := command(ctx, tinyRun("-steps", "1000000", "-checkpoint-every", "3", "-seeds", "3", "-seed", "0", "-jobs", jobs, "-out", dir)...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			running := []string{"seed-0"}
+			if jobs == "0" {
+				running = []string{"seed-0", "seed-1", "seed-2"}
+			}
+			for _, s := range running {
+				waitForCheckpoint(t, filepath.Join(dir, s))
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != 143 {
+				t.Fatalf("-seeds 3 -jobs %s after SIGTERM: exit %d, want 143\n%s", jobs, code, stderr.String())
+			}
+			for _, s := range []string{"seed-0", "seed-1", "seed-2"} {
+				_, err := os.Stat(filepath.Join(dir, s))
+				switch started := err == nil; {
+				case started && !slices.Contains(running, s):
+					t.Errorf("%s was started after the stop signal\n%s", s, stderr.String())
+				case started && latestStep(t, filepath.Join(dir, s)) != len(readCols(t, filepath.Join(dir, s, "log.csv")))-1:
+					t.Errorf("%s: its last checkpoint is not at the last logged step\n%s", s, stderr.String())
+				}
+			}
+		})
 	}
 }
 

@@ -92,9 +92,15 @@ func TestTrainSeeds(t *testing.T) {
 	if m := runs.Median([]float64{3, math.NaN(), 1, 2, 10}); m != 2.5 {
 		t.Errorf("median(3, NaN, 1, 2, 10) = %v, want 2.5", m)
 	}
-	for _, bad := range [][]string{{"-seeds", "0"}, {"-seeds", "65"}, {"-seeds", "2", "-jobs", "3"}} {
-		if code, out := cli(append(append(base, "-steps", "2", "-out", t.TempDir()), bad...)...); code != 1 || !strings.Contains(out, "want 1..") {
-			t.Errorf("%v: exit %d, %q", bad, code, out)
+	for _, bad := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-seeds", "0"}, "-seeds 0, want 1..64"}, {[]string{"-seeds", "65"}, "-seeds 65, want 1..64"},
+		{[]string{"-seeds", "2", "-jobs", "3"}, "-jobs 3, want 0..2"}, {[]string{"-seeds", "2", "-jobs", "-1"}, "-jobs -1, want 0..2"},
+	} {
+		if code, out := cli(append(append(base, "-steps", "2", "-out", t.TempDir()), bad.flags...)...); code != 1 || !strings.Contains(out, bad.want) {
+			t.Errorf("%v: exit %d, %q, want an error containing %q", bad.flags, code, out, bad.want)
 		}
 	}
 }
