@@ -12,7 +12,10 @@
 // tanh and lt-ornn. A training step is: forward over the whole sequence, backward (chunked
 // BPTT), RMSProp update (pkg/train's defaults: no clipping), batch 20, as in the reference.
 //
-//	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk 128] [-json build/bench.json]
+//	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
+//
+// The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, 128
+// steps beyond) unless -chunk sets one for every configuration.
 package main
 
 import (
@@ -91,7 +94,7 @@ func main() {
 		strings.Join(experiments.Kinds, "|")+" (PyTorch reference: "+strings.Join(slices.Sorted(maps.Keys(torchModels)), "|")+"), task in copy|adding")
 	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
 	longSteps := flag.Int("long-steps", 2, "timed steps for configurations with T > 500 (they take seconds per step)")
-	chunk := flag.Int("chunk", 128, "BPTT chunk length (0: whole sequence in one graph)")
+	chunk := flag.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph; -1: the presets' experiments.ChunkFor(T))")
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "bench/torch_reference.py", "PyTorch reference script, run by /usr/bin/python3 ('' to skip)")
 	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
@@ -241,6 +244,9 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	p, replicas, err := parse(cfg)
 	if err != nil {
 		return Result{}, err
+	}
+	if chunk < 0 {
+		chunk = experiments.ChunkFor(p.Task.T)
 	}
 	b, err := backend.New()
 	if err != nil {

@@ -321,9 +321,10 @@ func TestConcurrentRunsAndKill9(t *testing.T) {
 	sameAsUninterrupted(t, dir, k+3)
 }
 
-// TestResumeRefusesChangedSettings: -resume with another -lr, -batch, -clip or -chunk is
+// TestResumeRefusesChangedSettings: -resume with another -lr, -batch, -clip or -seed is
 // refused, naming the flag and both values, unless -override is given; run.json then keeps
-// each span's settings. -resume with only -steps takes everything else from run.json.
+// each span's settings. -resume with only -steps takes everything else from run.json; another
+// -chunk (which changes the cost of a step, not the step) is accepted without -override.
 func TestResumeRefusesChangedSettings(t *testing.T) {
 	dir := t.TempDir()
 	if code, out := cli(tinyRun("-steps", "2", "-checkpoint-every", "1", "-lr", "0.001", "-out", dir)...); code != 0 {
@@ -333,7 +334,6 @@ func TestResumeRefusesChangedSettings(t *testing.T) {
 		{"-lr", "0.01", "-lr: 0.001 → 0.01"},
 		{"-batch", "5", "-batch: 4 → 5"},
 		{"-clip", "0.5", "-clip: 0 → 0.5"},
-		{"-chunk", "2", "-chunk: 4 → 2"},
 		{"-seed", "4", "-seed: 3 → 4"},
 	} {
 		code, out := cli("train", "-out", dir, "-resume", "-steps", "4", tc.flag, tc.value, "-quiet")
@@ -347,15 +347,18 @@ func TestResumeRefusesChangedSettings(t *testing.T) {
 	if code, out := cli("train", "-out", dir, "-resume", "-steps", "5", "-quiet"); code != 0 {
 		t.Fatalf("resume with -steps only: exit %d\n%s", code, out)
 	}
+	if code, out := cli("train", "-out", dir, "-resume", "-steps", "6", "-chunk", "2", "-quiet"); code != 0 {
+		t.Fatalf("resume with another -chunk: exit %d, want it accepted\n%s", code, out)
+	}
 	meta, err := runs.ReadMeta(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(meta.Spans) != 2 || meta.Spans[0].From != 0 || meta.Spans[0].Preset.Train.Optimizer.LR != 0.001 ||
 		meta.Spans[1].From != 2 || meta.Spans[1].Preset.Train.Optimizer.LR != 0.01 ||
-		meta.Preset.Train.Optimizer.LR != 0.01 || meta.Preset.Train.Steps != 5 {
+		meta.Preset.Train.Optimizer.LR != 0.01 || meta.Preset.Train.Steps != 6 || meta.Preset.Train.Chunk != 2 {
 		b, _ := json.MarshalIndent(meta, "", " ")
-		t.Errorf("run.json: want spans from step 0 (lr 0.001) and 2 (lr 0.01), 5 steps:\n%s", b)
+		t.Errorf("run.json: want spans from step 0 (lr 0.001) and 2 (lr 0.01), 6 steps, chunk 2:\n%s", b)
 	}
 }
 

@@ -178,12 +178,13 @@ func TestRunDir(t *testing.T) {
 	if !strings.HasPrefix(filepath.Base(dir), "henaff_adding-T400_lt-irnn-128-") || filepath.Dir(dir) != RunsDir() {
 		t.Errorf("RunDir = %s", dir)
 	}
-	// The names of existing runs stay what they were (computed when train.Config still had
-	// its CheckpointDir field, which neither name depended on).
-	if got := filepath.Base(dir); got != "henaff_adding-T400_lt-irnn-128-035bbbaa" {
+	// The names runs of this preset have had since its chunk became the whole sequence
+	// (experiments.ChunkFor) and the chunk left the key (runs.Key): names do not change with
+	// train.Config fields that do not change what is trained (CheckpointDir, Chunk).
+	if got := filepath.Base(dir); got != "henaff_adding-T400_lt-irnn-128-675daed9" {
 		t.Errorf("RunDir = %s, want the name runs of this preset already have", got)
 	}
-	if got := filepath.Base(legacyDir(p)); got != "henaff_adding-T400_lt-irnn-128-f7a7c86f" {
+	if got := filepath.Base(legacyDir(p)); got != "henaff_adding-T400_lt-irnn-128-633ca166" {
 		t.Errorf("legacyDir = %s, want the name legacy runs of this preset have", got)
 	}
 	if r, l := filepath.Base(RunDir(tinyPreset("test/legacy"))), filepath.Base(legacyDir(tinyPreset("test/legacy"))); r != "test_legacy-7f2567a3" || l != "test_legacy-be9860bf" {

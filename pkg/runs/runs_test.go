@@ -187,3 +187,20 @@ func TestChartNames(t *testing.T) {
 		t.Errorf("series names %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestChunkIsBookkeeping: the BPTT chunk neither names a run (Key) nor counts as a changed
+// setting on resume (Diff), since backpropagation is exact across chunks.
+func TestChunkIsBookkeeping(t *testing.T) {
+	p, err := experiments.Lookup("arjovsky/copy-T500/urnn-128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p
+	q.Train.Chunk = 64
+	if Key(p) != Key(q) {
+		t.Errorf("Key changes with the chunk:\n%s\n%s", Key(p), Key(q))
+	}
+	if d := Diff(p, q); len(d) != 0 {
+		t.Errorf("Diff of presets that differ only in the chunk = %v, want none", d)
+	}
+}
