@@ -342,10 +342,17 @@ func peakMiB() float64 {
 	return 0
 }
 
-// stepsFor returns the number of timed steps for cfg: longSteps when T > 500.
+// stepsFor returns the number of timed steps for cfg: longSteps when T > 500, 4 × steps for
+// replicas trained at once.
 func stepsFor(cfg string, steps, longSteps int) int {
-	if p, _, err := parse(cfg); err == nil && p.Task.T > 500 {
+	p, replicas, err := parse(cfg)
+	switch {
+	case err == nil && p.Task.T > 500:
 		return longSteps
+	case replicas > 1:
+		// Replicas start and end apart (each compiles its own graphs): a longer window
+		// keeps the ragged edges a small part of the time measured.
+		return 4 * steps
 	}
 	return steps
 }
