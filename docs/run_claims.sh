@@ -70,8 +70,10 @@ fig seeds-henaff-copy-T500 "copy, T = 500, 8 seeds (Henaff Fig. 2)" henaff-copy-
 	echo "log.csv; \`longmemory verdict docs/claims.tsv\` and \`longmemory summary\`). A claim is **reproduced** when every run the"
 	echo "paper says learns does (its median final held-out loss over the 8 seeds is below the baseline, or below a tenth of"
 	echo "it where the paper shows the task solved) and no run it says fails does; **not reproduced** when a run that should"
-	echo "learn is flat over the second half of its training (the median seed lost less than 5% of its loss) or one that"
-	echo "should fail learns; **open** when a run that should learn is still falling. Settings: docs/SETTINGS.md."
+	echo "learn is flat over the second half of its training (the median seed lost less than 5% of its loss) at its horizon"
+	echo "(the steps the claim gets: docs/claims.tsv), or one that should fail learns; **open** when a run that should learn"
+	echo "is still falling, or is flat before its horizon (the verdict gives the training time the rest would take at the"
+	echo "measured speed); **not run** when a run does not exist yet. Settings: docs/SETTINGS.md."
 	echo
 	"$lm" verdict -runs "$out" docs/claims.tsv
 	echo

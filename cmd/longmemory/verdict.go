@@ -145,7 +145,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 				}
-				runsText = append(runsText, fmt.Sprintf("%s: %d seeds × %d steps, %.0f s in all", g.name, g.seeds, g.steps, g.seconds))
+				runsText = append(runsText, fmt.Sprintf("%s: %d seeds × %d steps, %.0f s of training (the replicas' times added)", g.name, g.seeds, g.steps, g.seconds))
 				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.status, g.baseline))
 				short := horizon > g.steps // stopped before its horizon: a flat curve decides nothing yet
 				switch {
@@ -164,7 +164,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
 		switch {
 		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %.1f h more here", falling, horizon, toGo)
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %.1f h more of training here (replicas in turn; less with several at once)", falling, horizon, toGo)
 		case horizon > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
 		}

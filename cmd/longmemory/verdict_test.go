@@ -62,21 +62,21 @@ func TestVerdict(t *testing.T) {
 		"(still falling; baseline 1.0000) | **open**",
 		"below **0.7000** [0.7000–0.7000] (learns; baseline 1.0000) | **not reproduced**",
 		// 4 steps took 4 s: 20 more steps take 20 s.
-		"**open**: a run that should learn has not yet after 4 steps; the horizon of 24 steps would take 0.0 h more here",
+		"**open**: a run that should learn has not yet after 4 steps; the horizon of 24 steps would take 0.0 h more of training here",
 		"**open**: a run that should learn is still falling after 4 steps, its horizon of 4; longer runs decide",
-		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0.0 h more here",
+		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0.0 h more of training here",
 		"| **not run** yet (unrun) |",
 	} {
 		if !strings.Contains(rows[i+2], want) {
 			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
 		}
 	}
-	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 12 s in all") {
+	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 12 s of training") {
 		t.Errorf("row 1 does not say the runs: %q", rows[2])
 	}
 	long := filepath.Join(t.TempDir(), "long.tsv")
 	os.WriteFile(long, []byte("C\tfalling\t\tbaseline\t7204\n"), 0o644) // 7200 steps of 1 s to go: 2 h
-	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 2.0 h more here") {
+	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 2.0 h more of training here") {
 		t.Errorf("hours to the horizon: %q, want 2.0 h", out)
 	}
 	for _, h := range []string{"0", "many"} {
