@@ -23,15 +23,7 @@ import (
 // replica that diverges or fails is reported by index and seed; the others go on. A stop
 // signal ends every running replica with a checkpoint and starts no new one.
 //
-// How replicas run was decided by measurement (cmd/bench rows model:hidden:task:T:xR, 2
-// cores, GoMLX v0.28.15, after rnn.UnrollStates stopped slicing one projection): 8 replicas
-// at once in one process (goroutines sharing the backend) took 0.53× (LSTM 40), 0.63× (uRNN
-// 128), 0.74× (LT-ORNN 80) and 0.82× (tanh RNN 80) of the time of 8 runs in turn at copy
-// T = 100, and 2 at once 0.71–0.90×; 8 uRNN 128 at T = 2000 peaked at 755 MiB. So -jobs
-// defaults to all replicas at once, at most maxJobs.
-// maxJobs is the most replicas -jobs 0 (the default) trains at once.
-const maxJobs = 8
-
+// jobs defaults to runs.AtOnce(n) (see there for the measurements behind it).
 func trainSeeds(fs *flag.FlagSet, out string, n, jobs int, resume bool, stdout, stderr io.Writer) error {
 	var args []string
 	var base uint64

@@ -180,7 +180,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	seeds := fs.Int("seeds", 1, "replicas: train seeds s, s+1, … (s = -seed or the preset's) in -out/seed-<seed>, each a run of its own")
-	jobs := fs.Int("jobs", 0, fmt.Sprintf("with -seeds: replicas trained at once (1: in turn; 0: all of them, at most %d)", maxJobs))
+	jobs := fs.Int("jobs", 0, fmt.Sprintf("with -seeds: replicas trained at once (1: in turn; 0: all of them, at most %d)", runs.MaxAtOnce))
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -194,14 +194,14 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("train: -seeds %d, want 1..%d", *seeds, maxSeeds)
 	}
 	if *jobs < 0 || *jobs > *seeds {
-		return fmt.Errorf("train: -jobs %d, want 0..%d (the number of -seeds; 0: all, at most %d)", *jobs, *seeds, maxJobs)
+		return fmt.Errorf("train: -jobs %d, want 0..%d (the number of -seeds; 0: all, at most %d)", *jobs, *seeds, runs.MaxAtOnce)
 	}
 	if *seeds > 1 || (*resume && len(runs.Replicas(*out)) > 0) {
 		if *seeds == 1 {
 			*seeds = len(runs.Replicas(*out))
 		}
 		if *jobs == 0 {
-			*jobs = min(*seeds, maxJobs)
+			*jobs = runs.AtOnce(*seeds)
 		}
 		return trainSeeds(fs, *out, *seeds, *jobs, *resume, stdout, stderr)
 	}

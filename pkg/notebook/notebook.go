@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
@@ -345,24 +346,43 @@ func Summary(rs ...*Run) string {
 	return b.String()
 }
 
-// TrainSeeds trains n replicas of p, with seeds p.Train.Seed, p.Train.Seed+1, …, one after
-// the other (see Train: each has checkpoints of its own and resumes on a re-run). Henaff et
-// al. report 8 seeds per setting; SeedsChart draws the replicas as a median with a band.
+// TrainSeeds trains n replicas of p, with seeds p.Train.Seed, p.Train.Seed+1, …, runs.AtOnce(n)
+// of them at once (as `longmemory train -seeds` does; each is a Train: a run directory and
+// checkpoints of its own, resumed on a re-run) and returns them in seed order. A replica that
+// fails is named in the error; the others are returned. Henaff et al. report 8 seeds per
+// setting; SeedsChart draws the replicas as a median with a band.
 func TrainSeeds(p experiments.Preset, n int) ([]*Run, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("notebook: TrainSeeds: n = %d, want >= 1", n)
 	}
-	var runs []*Run
-	for r := range n {
-		q := p
-		q.Train.Seed = p.Train.Seed + uint64(r)
-		run, err := Train(q)
-		if err != nil {
-			return runs, fmt.Errorf("%s, seed %d: %w", p.Name, q.Train.Seed, err)
-		}
-		runs = append(runs, run)
+	all := make([]*Run, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runs.AtOnce(n) {
+		wg.Go(func() {
+			for r := range next {
+				q := p
+				q.Train.Seed = p.Train.Seed + uint64(r)
+				all[r], errs[r] = Train(q)
+				if errs[r] != nil {
+					errs[r] = fmt.Errorf("%s, seed %d: %w", p.Name, q.Train.Seed, errs[r])
+				}
+			}
+		})
 	}
-	return runs, nil
+	for r := range n {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	var done []*Run
+	for r := range n {
+		if all[r] != nil && errs[r] == nil {
+			done = append(done, all[r])
+		}
+	}
+	return done, errors.Join(errs...)
 }
 
 // SeedsChart draws each group of replicas (TrainSeeds) as the median of its held-out loss

@@ -340,6 +340,18 @@ func TestTrainSeeds(t *testing.T) {
 	if len(dirs) != 3 {
 		t.Errorf("replicas share checkpoint directories: %v", dirs)
 	}
+	// Trained at once, each replica is the single run of its seed.
+	q := p
+	q.Name, q.Train.Seed = "test/seed-6-alone", 6
+	alone, err := Train(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rec := range alone.Trainer.Log {
+		if got := runs[1].Trainer.Log[i]; got.Loss != rec.Loss || got.EvalLoss != rec.EvalLoss {
+			t.Errorf("step %d: replica seed 6 loss %v / %v, alone %v / %v", rec.Step, got.Loss, got.EvalLoss, rec.Loss, rec.EvalLoss)
+		}
+	}
 	c := SeedsChart("t", runs[0].Baseline, runs)
 	s := c.Series[0]
 	if len(c.Series) != 2 || s.Name != "tanh 4, 3 seeds" || len(s.Y) != 2 || len(s.Lo) != 2 {

@@ -33,6 +33,19 @@ const (
 	ReplicaPrefix = "seed-" // DIR/seed-<seed>: a replica of a multi-seed run
 )
 
+// MaxAtOnce is the most replicas of a multi-seed run trained at once by default (the CLI's
+// train -seeds, the notebooks' TrainSeeds).
+//
+// Measured (cmd/bench rows model:hidden:task:T:xR, 2 cores, GoMLX v0.28.15): 8 replicas at
+// once in one process (goroutines sharing the backend) took 0.53–0.57× (LSTM 40),
+// 0.63–0.80× (uRNN 128), 0.74–0.85× (LT-ORNN 80) and 0.61–0.82× (tanh RNN 80) of the time of
+// 8 runs in turn at copy T = 100 (two bench runs), 2 at once 0.71–0.94×; 8 uRNN 128 at T =
+// 2000 peaked at 755 MiB.
+const MaxAtOnce = 8
+
+// AtOnce is how many of n replicas train at once by default: all of them, up to MaxAtOnce.
+func AtOnce(n int) int { return max(1, min(n, MaxAtOnce)) }
+
 // Meta is DIR/run.json: what was trained, so that plot can label the run and draw the
 // baseline. Preset holds the latest settings, with the defaults applied; Spans the settings
 // of each span of steps (a resumed run whose settings changed starts a new span).
