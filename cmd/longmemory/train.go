@@ -180,7 +180,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	seeds := fs.Int("seeds", 1, "replicas: train seeds s, s+1, … (s = -seed or the preset's) in -out/seed-<seed>, each a run of its own")
-	jobs := fs.Int("jobs", 0, fmt.Sprintf("with -seeds: replicas trained at once (1: in turn; 0: all of them, at most %d)", runs.MaxAtOnce))
+	jobs := fs.Int("jobs", 0, fmt.Sprintf("with -seeds: replicas trained at once (1: in turn; 0: all of them, at most %d; each needs its own memory, so use fewer on a small machine)", runs.MaxAtOnce))
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
