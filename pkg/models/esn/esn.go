@@ -108,12 +108,7 @@ func New(in, n, out int) *Cell { return &Cell{In: in, N: n, Out: out} }
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: c.N, Out: c.Out} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 func orDefault(v, def float64) float64 {
 	if v == 0 {

@@ -137,12 +137,7 @@ func New(in, n, out int) *Cell { return &Cell{In: in, N: n, Out: out} }
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: c.N, Out: c.Out} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 // NumParams returns the number of trainable parameters,
 // In·N + N(N−1)/2 + N + N·Out + Out (V, A, b, U, b_o): 10697 for N = 128 and 21764 for

@@ -85,12 +85,7 @@ func New(in, n, out int) *Cell { return &Cell{In: in, N: n, Out: out} }
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: c.N, Out: c.Out} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 // NumParams returns 3·N·(In + N + 1) + N·Out + Out + N.
 func (c *Cell) NumParams() int {

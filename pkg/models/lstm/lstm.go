@@ -106,12 +106,7 @@ func NewURNNCode(in, n, out int) *Cell {
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: 2 * c.N, Out: c.Out} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 // NumParams returns 4·N·(In + N + 1) + N·Out + Out + 2·N, plus N² with Peephole.
 func (c *Cell) NumParams() int {

@@ -151,12 +151,7 @@ func FromWeights(sigma Sigma, w Weights) (*Cell, error) {
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: c.N, Out: c.Out} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 // TransitionMatrix implements rnn.Transition: W^rec is V, and σ' = 1 (nil): the transition
 // h ↦ V h + σ(U x + b) is linear in h (σ acts on the input), and activation clipping only

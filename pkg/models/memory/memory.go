@@ -47,12 +47,7 @@ func New(in int) *Cell { return &Cell{In: in} }
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: 2*c.In + 1, Out: c.In} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 // NumParams returns the number of trainable parameters, In + 1 (W_in and B_in).
 func (c *Cell) NumParams() int { return c.In + 1 }

@@ -98,6 +98,14 @@ func CheckSizes(pkg string, named ...any) error {
 	return nil
 }
 
+// OrFloat32 is a cell's dtype: t, or Float32 for the zero value (every cell's Type field).
+func OrFloat32(t dtypes.DType) dtypes.DType {
+	if t == dtypes.InvalidDType {
+		return dtypes.Float32
+	}
+	return t
+}
+
 // CheckDType returns an error naming dtype when it is neither Float32 nor Float64, the
 // dtypes of every cell's variables and states.
 func CheckDType(pkg string, dtype dtypes.DType) error {

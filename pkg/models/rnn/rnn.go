@@ -47,12 +47,7 @@ func NewIRNN(in, n, out int) *Simple {
 func (c *Simple) Sizes() Sizes { return Sizes{In: c.In, State: c.N, Out: c.Out} }
 
 // DType implements Cell.
-func (c *Simple) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Simple) DType() dtypes.DType { return OrFloat32(c.Type) }
 
 var _ Transition = (*Simple)(nil)
 

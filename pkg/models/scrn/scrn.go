@@ -103,12 +103,7 @@ func New(in, n, s, out int) *Cell { return &Cell{In: in, N: n, S: s, Out: out} }
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: c.N + c.S, Out: c.Out} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 // alpha returns α with the default applied.
 func (c *Cell) alpha() float64 {

@@ -82,12 +82,7 @@ func New(in, n, out int) *Cell { return &Cell{In: in, N: n, Out: out} }
 func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: 2 * c.N, Out: c.Out} }
 
 // DType implements rnn.Cell.
-func (c *Cell) DType() dtypes.DType {
-	if c.Type == dtypes.InvalidDType {
-		return dtypes.Float32
-	}
-	return c.Type
-}
+func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
 func (c *Cell) eps() float64 {
 	if c.Eps == 0 {
