@@ -89,8 +89,9 @@ func AddBaseline(c *plots.Chart, baseline float64) {
 
 // Chart draws the loss of each run directory against the iteration (held-out, or with
 // trainLoss the training loss of every step): a single run as its curve, a multi-seed run
-// as the median over its replicas with the min–max band, named "<model> <hidden>" (by their
-// directories when two would share a name), and the first run's baseline dashed. The
+// as the median over its replicas with the min–max band, named "<model> <hidden>" (with
+// "pool" for an LT-RNN with l2 pooling; by their directories when two would share a name,
+// keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed. The
 // title is the first run's task.
 func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400}
@@ -112,6 +113,9 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 			baseline = meta.Baseline
 		}
 		name := fmt.Sprintf("%s %d", meta.Preset.Model.Kind, meta.Preset.Model.Hidden)
+		if meta.Preset.Model.Pooling {
+			name += " pool"
+		}
 		if len(Replicas(dir)) == 0 {
 			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs[0]))
 		} else {
@@ -140,11 +144,14 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		}
 		prefix = prefix[:strings.LastIndex(prefix, "-")+1] // cut at a word boundary
 		for j, i := range same {
-			if name := strings.TrimPrefix(bases[j], prefix); name != "" {
-				chart.Series[i].Name = name
-			} else {
-				chart.Series[i].Name = bases[j]
+			name := strings.TrimPrefix(bases[j], prefix)
+			if name == "" {
+				name = bases[j]
 			}
+			if _, seeds, ok := strings.Cut(chart.Series[i].Name, ", "); ok {
+				name += ", " + seeds // "8 seeds"
+			}
+			chart.Series[i].Name = name
 		}
 	}
 	if !math.IsNaN(baseline) {

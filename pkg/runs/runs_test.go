@@ -165,7 +165,8 @@ func TestChartNames(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		meta := fmt.Sprintf(`{"Preset": {"Model": {"Kind": %q, "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`, kind)
+		kind, pool, _ := strings.Cut(kind, "+")
+		meta := fmt.Sprintf(`{"Preset": {"Model": {"Kind": %q, "Hidden": 4, "Pooling": %t}}, "Task": "Adding(T=5)", "Baseline": 0.167}`, kind, pool == "pool")
 		if err := os.WriteFile(filepath.Join(dir, MetaFile), []byte(meta), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,8 @@ func TestChartNames(t *testing.T) {
 		}
 		return dir
 	}
-	dirs := []string{write("adding-lt-irnn", "lt-irnn"), write("adding-lt-irnn-lr1e-3", "lt-irnn"), write("adding-lt-ornn", "lt-ornn")}
+	dirs := []string{write("adding-lt-irnn", "lt-irnn"), write("adding-lt-irnn-lr1e-3", "lt-irnn"), write("adding-lt-ornn", "lt-ornn"),
+		write("adding-lt-ornn-pool", "lt-ornn+pool")}
 	c, err := Chart(dirs, false)
 	if err != nil {
 		t.Fatal(err)
@@ -183,8 +185,19 @@ func TestChartNames(t *testing.T) {
 	for _, s := range c.Series {
 		got = append(got, s.Name)
 	}
-	if want := "irnn|irnn-lr1e-3|lt-ornn 4|baseline"; strings.Join(got, "|") != want {
+	if want := "irnn|irnn-lr1e-3|lt-ornn 4|lt-ornn 4 pool|baseline"; strings.Join(got, "|") != want {
 		t.Errorf("series names %q, want %q", strings.Join(got, "|"), want)
+	}
+	// Multi-seed runs of one model keep their seed count when named by directory.
+	for _, d := range []string{"x-a/seed-0", "x-a/seed-1", "x-b/seed-0", "x-b/seed-1"} {
+		write(d, "lt-irnn")
+	}
+	c, err = Chart([]string{filepath.Join(root, "x-a"), filepath.Join(root, "x-b")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Series[0].Name + "|" + c.Series[1].Name; got != "a, 2 seeds|b, 2 seeds" {
+		t.Errorf("multi-seed series names %q, want %q", got, "a, 2 seeds|b, 2 seeds")
 	}
 }
 
