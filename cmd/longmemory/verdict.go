@@ -85,7 +85,8 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 // a learn-run is flat (its median replica lost less than 5% of its loss over the second half
 // of training) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
 // or flat before its horizon: the verdict gives the steps to the horizon and the hours they
-// take at the runs' measured speed); not run when a run directory does not exist yet.
+// take at the runs' measured speed; or a fail-run that has not learned but is short of its
+// horizon); not run when a run directory does not exist yet.
 func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -128,7 +129,8 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
-		var toGo float64 // hours to the horizon of the slowest still-falling learn-run
+		var unfinished []string // runs that should not learn, short of their horizon
+		var toGo float64        // hours to the horizon of the slowest still-falling learn-run
 		falling := 0
 		for i, list := range cols[1:3] {
 			learn := i == 0
@@ -151,6 +153,9 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				switch {
 				case learn && g.status == "flat" && !short, !learn && g.status == "learns":
 					refuted, reproduced = true, false
+				case !learn && short:
+					reproduced = false // not learning yet decides nothing before its horizon
+					unfinished = append(unfinished, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
 				case learn && g.status != "learns":
 					reproduced = false
 					falling = max(falling, g.steps)
@@ -163,6 +168,8 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
 		switch {
+		case falling == 0 && len(unfinished) > 0:
+			verdict = "**open**: runs that should not learn have not reached their horizon: " + strings.Join(unfinished, ", ")
 		case horizon > falling:
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %.1f h more of training here (replicas in turn; less with several at once)", falling, horizon, toGo)
 		case horizon > 0:

@@ -44,7 +44,8 @@ func TestVerdict(t *testing.T) {
 		"C learns by the paper's horizon\tfalling\t\tbaseline\t24\n" +
 		"C learns within its run\tfalling\t\tbaseline\t4\n" +
 		"B learns, given 8 steps\tflat\t\tbaseline\t8\n" +
-		"E learns\tsolver,unrun\t\tsolved\n"
+		"E learns\tsolver,unrun\t\tsolved\n" +
+		"A solves, B never (horizon 8)\tsolver\tflat\tsolved\t8\n"
 	if err := os.WriteFile(claims, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +54,8 @@ func TestVerdict(t *testing.T) {
 		t.Fatalf("verdict: exit %d\n%s", code, out)
 	}
 	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if len(rows) != 10 {
-		t.Fatalf("%d lines, want a header, a rule and 8 rows:\n%s", len(rows), out)
+	if len(rows) != 11 {
+		t.Fatalf("%d lines, want a header, a rule and 9 rows:\n%s", len(rows), out)
 	}
 	for i, want := range []string{
 		"solver **0.0200** [0.0100–0.5000] (learns; baseline 1.0000); flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **reproduced**",
@@ -66,6 +67,7 @@ func TestVerdict(t *testing.T) {
 		"**open**: a run that should learn is still falling after 4 steps, its horizon of 4; longer runs decide",
 		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0.0 h more of training here",
 		"| **not run** yet (unrun) |",
+		"| **open**: runs that should not learn have not reached their horizon: flat (4 of 8 steps) |",
 	} {
 		if !strings.Contains(rows[i+2], want) {
 			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
