@@ -40,11 +40,15 @@
 //     FFTs, n = n1·n2 with n1 the largest divisor of n not above √n (any n works; a prime
 //     n gives n1 = 1, a dense DFT). Each DFT is two batched real matmuls; D1 and the
 //     twiddles are folded into F's first matmul, D2 into F⁻¹'s first and D3 into its
-//     second; R1 acts on the spectrum as a rank-2 real update; Π, with the change of
-//     layout between the DFTs, is one Gather; R2 is applied last as R_{D3 v2} (since
-//     D3 R2 = R_{D3 v2} D3). cos θ, sin θ, the normalised reflections and the folded
-//     matrices are computed once per graph in Build. Every matmul is laid out so that the
-//     Go backend does not transpose its operands. O(N^{1.5}) per step.
+//     second; R1 acts on the spectrum as a rank-2 real update; Π is one Gather; R2 is
+//     applied last as R_{D3 v2} (since D3 R2 = R_{D3 v2} D3). cos θ, sin θ, the normalised
+//     reflections and the folded matrices are computed once per graph in Build. Every
+//     matmul has the states on the left with the batch right after its batch axis and its
+//     matrix laid out (batch, free, contracted), so neither it nor its gradient transposes
+//     an operand; the layout changes between the stages are reshapes around transposes of
+//     two blocks of axes, which the Go backend copies in runs rather than element by
+//     element (before this, generic transposes were 45% of a uRNN 512 training step; a
+//     step of adding T = 750 went from 2.41 to 1.62 s). O(N^{1.5}) per step.
 //   - DenseW (the default up to N = 128, DenseWMaxN, on backends without complex
 //     numbers): W as one real 2N×2N matrix, built once per graph by applying the FourStep
 //     factors to the identity, applied with one matmul per step: O(N²).
@@ -57,17 +61,19 @@
 // difference between T = 20 and T = 10), and graph nodes per step (TestStepNodes: T = 2
 // minus T = 1, with the unrolling, modReLU and the input add; forward / forward+backward).
 // First two columns: GoMLX v0.28.2 without SIMD kernels; last two: v0.28.15 with
-// GOEXPERIMENT=simd (3 runs on a quiet machine; ±30%):
+// GOEXPERIMENT=simd (3 runs on a quiet machine; ±30%; FourStep's after its layout change,
+// 2 runs):
 //
 //	                               N = 128     N = 512     nodes/step   N = 128 (SIMD)  N = 512 (SIMD)
-//	FourStep (four-step FFT)        4.3 ms     12.8 ms     32 / 134     0.94 ms         4.3 ms
+//	FourStep (four-step FFT)        4.3 ms     12.8 ms     43 / 158     0.5–0.9 ms      2.4–2.7 ms
 //	DenseW (one 2N×2N matmul)       5.2 ms     42 ms       17 / 73      0.37 ms         9.0 ms
 //	dense DFT (2N×2N matmuls)       8.7 ms     77 ms       24 / 109     0.64 ms         18 ms
 //	radix-2 butterflies            10.2 ms     17.1 ms     213 / 710    2.8 ms          10 ms
 //
 // DenseW also pays once per graph for building W (≈ 4 ms at N = 128): over whole training
-// steps of the copy task it is still faster at N = 128 (85 against 98 ms at T = 100, 406
-// against 520 ms at T = 500), which is why Auto picks it there. With the SIMD kernels the
+// steps of the copy task it is still faster at N = 128 (cmd/bench, batch 20, after
+// FourStep's layout change: 45–51 against 56–61 ms at T = 100, 197–202 against 256–266 ms
+// at T = 500), which is why Auto picks it there. With the SIMD kernels the
 // large matmuls are fast and the per-node cost (~10–30 µs) weighs more; at N = 512 the
 // four-step FFT's fewer FLOPs win. The dense-DFT and radix-2 variants live in
 // variants_test.go, for the benchmark only.

@@ -18,10 +18,10 @@ type unitary struct {
 	v    [2][2]*Node // normalised reflection vectors (Re, Im), [n] each
 	perm []int
 
-	// FourStep: R1 on the spectrum ([2, 2, n2, n1], [2, n2, n1, 2]), R_{D3 v2} on the state, and the
-	// gather indices of Π from the spectrum layout to stage A's input layout.
-	p1, q1  *Node // R1 on the spectrum [2, n2, n1, batch]: s = p1·u, u − q1·s
-	p2, q2  *Node // R_{D3 v2} in state layout, [2n, 2] and [2, 2n]
+	// FourStep: R1 on the spectrum, R_{D3 v2} on the state ([2n, 2] and [2, 2n] each), and
+	// the gather indices of Π from the spectrum to the layout before F⁻¹.
+	p1, q1  *Node // R1 on the spectrum [batch, (k1, c, k2)]: u − (u·p1)·q1
+	p2, q2  *Node // R_{D3 v2} in state layout
 	permIdx *Node
 	a1, b1  *Node               // F with D1 folded: matA, matB
 	a2, b2  *Node               // F⁻¹ with D2 and D3 folded: matA, matBDiag
@@ -51,23 +51,24 @@ func newUnitary(n int, theta, reflection *Node, perm []int, impl Impl) *unitary 
 	switch impl {
 	case FourStep, DenseW:
 		fs := u.fs
-		// R1 on the spectrum [2n, batch] (index c·n + k): s = p1·u, u − q1·s.
+		// R1 on the spectrum [batch, 2n] laid out (k1, c, k2), k = k1 + n1 k2: the rows of
+		// the state layout (c, k2, k1) moved to it.
 		rows := reflectionRows(u.v[0][0], u.v[0][1]) // [2n, 2]
-		u.p1 = Reshape(Transpose(rows, 0, 1), 2, 2, fs.n2, fs.n1)
-		u.q1 = Reshape(MulScalar(rows, 2), 2, fs.n2, fs.n1, 2)
-		// Π maps the spectrum [c, k2, k1] (k = k1 + n1 k2) to the input of F⁻¹'s stage A,
-		// [j2, c, j1] (j = n2 j1 + j2): in_j = spectrum_{perm[j]}.
-		idx := make([]int32, 0, 2*n*3)
-		for j2 := range fs.n2 {
-			for c := range 2 {
-				for j1 := range fs.n1 {
+		u.p1 = Reshape(TransposeAllAxes(Reshape(rows, 2, fs.n2, fs.n1, 2), 2, 0, 1, 3), 2*n, 2)
+		u.q1 = MulScalar(Transpose(u.p1, 0, 1), 2)
+		// Π reads the spectrum, transposed to [(k1, c, k2), batch], into [c, j1, j2, batch]
+		// (j = n2 j1 + j2): in_j = spectrum_{perm[j]}.
+		idx := make([]int32, 0, 2*n)
+		for c := range 2 {
+			for j1 := range fs.n1 {
+				for j2 := range fs.n2 {
 					k := perm[fs.n2*j1+j2]
-					idx = append(idx, int32(c), int32(k/fs.n1), int32(k%fs.n1))
+					idx = append(idx, int32((k%fs.n1)*2*fs.n2+c*fs.n2+k/fs.n1))
 				}
 			}
 		}
 		g, dt := theta.Graph(), theta.DType()
-		u.permIdx = Reshape(Const(g, idx), fs.n2, 2, fs.n1, 3)
+		u.permIdx = Reshape(Const(g, idx), 2, fs.n1, fs.n2, 1)
 		scale := 1 / math.Sqrt(float64(n))
 		u.a1, u.b1 = fs.matA(g, dt, -1, scale, &u.d[0]), fs.matB(g, dt, -1)
 		u.a2, u.b2 = fs.matA(g, dt, +1, scale, &u.d[1]), fs.matBDiag(g, dt, +1, u.d[2])
@@ -116,22 +117,20 @@ func (u *unitary) apply(h *Node) *Node {
 }
 
 // fourStep applies W to h [batch, 2n]: D1 and the twiddles fold into stage A of F, R1
-// acts on the spectrum, Π and the layout change are one gather, D2 folds into stage A of
-// F⁻¹ and D3 into its stage B, and R2 is applied last as R_{D3 v2}. Every DotGeneral has
-// its batch axes first and contracting axes last (lhs) and first or last (rhs), the
-// layouts the Go backend multiplies without transposing; three Transposes move the
-// batch axis last at the start, and k1 first and the batch first again in F⁻¹.
+// acts on the spectrum, Π is one Gather, D2 folds into stage A of F⁻¹ and D3 into its
+// stage B, and R2 is applied last as R_{D3 v2}. Every DotGeneral has the states on the
+// left with the data batch right after the batch axis, and every layout change is a
+// transpose of two blocks of axes (see input): 4 DotGenerals, 6 such transposes, a
+// Gather and the two rank-2 reflections (4 small matmuls) per step, none of them
+// element-by-element generic transposes, forward or backward.
 func (u *unitary) fourStep(h *Node) *Node {
 	fs, n := u.fs, u.n
 	batch := h.Shape().Dim(0)
-	x := TransposeAllAxes(Reshape(h, batch, 2, fs.n1, fs.n2), 3, 1, 2, 0) // [j2, c, j1, batch]
-	spec := stageB(u.b1, stageA(u.a1, x, 1, 2, 0))                        // F D1 h as [2, n2, n1, batch]
-	s := DotGeneral(u.p1, []int{1, 2, 3}, nil, spec, []int{0, 1, 2}, nil) // v1* u, [2, batch]
-	spec = Sub(spec, DotGeneral(u.q1, []int{3}, nil, s, []int{0}, nil))   // R1
-	x = Gather(spec, u.permIdx)                                           // Π, as [j2, c, j1, batch]
-	y := TransposeAllAxes(stageA(u.a2, x, 1, 2, 0), 2, 0, 1, 3)           // [k1, j2, d, batch]
-	out := stageBDiag(u.b2, y)                                            // D3 F⁻¹ D2 Π R1 F D1 h as [k1, e, k2, batch]
-	out = Reshape(TransposeAllAxes(out, 3, 1, 2, 0), batch, 2*n)
+	spec := fs.stageB(u.b1, stageA(u.a1, fs.input(h)))                                     // F D1 h, [batch, k1, c, k2]
+	spec = reflect(Reshape(spec, batch, 2*n), u.p1, u.q1)                                  // R1
+	x := Gather(Transpose(spec, 0, 1), u.permIdx)                                          // Π, [c, j1, j2, batch]
+	x = Reshape(Transpose(Reshape(x, 2*fs.n1, fs.n2*batch), 0, 1), fs.n2, batch, 2, fs.n1) // [j2, batch, c, j1]
+	out := fs.output(stageBDiag(u.b2, stageA(u.a2, x)))                                    // D3 F⁻¹ D2 Π R1 F D1 h
 	return reflect(out, u.p2, u.q2)
 }
 

@@ -36,12 +36,12 @@ func prepareDenseDFT(u *unitary, like *Node) func(h *Node) *Node {
 	g, dt := like.Graph(), like.DType()
 	scale := 1 / math.Sqrt(float64(n))
 	vs := &variantState{u: u}
-	x := Reshape(identity(like, 2*n), 2*n, 2, fs.n1, fs.n2)
+	x := fs.input(identity(like, 2*n))
 	a1 := fs.matA(g, dt, -1, scale, &u.d[0])
-	vs.a1 = Reshape(TransposeAllAxes(stageB(fs.matB(g, dt, -1), stageA(a1, x, 1, 2, 3)), 3, 0, 1, 2), 2*n, 2*n)
+	// F D1 on the identity rows, the spectrum moved from (k1, c, k2) to the state layout (c, k2, k1).
+	vs.a1 = Reshape(TransposeAllAxes(fs.stageB(fs.matB(g, dt, -1), stageA(a1, x)), 0, 2, 3, 1), 2*n, 2*n)
 	a2 := fs.matA(g, dt, +1, scale, &u.d[1])
-	m := stageBDiag(fs.matBDiag(g, dt, +1, u.d[2]), TransposeAllAxes(stageA(a2, x, 1, 2, 3), 2, 0, 1, 3))
-	m = Reshape(TransposeAllAxes(m, 3, 1, 2, 0), 2*n, 2*n)
+	m := fs.output(stageBDiag(fs.matBDiag(g, dt, +1, u.d[2]), stageA(a2, x)))
 	inv := make([]int, n)
 	for j, p := range u.perm {
 		inv[p] = j
