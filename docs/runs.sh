@@ -5,6 +5,9 @@
 #   REPORT=1 bash docs/run_….sh      trains nothing: redraws the figures and rewrites the report
 #                                    from the run directories as they are (a figure whose runs
 #                                    do not all exist yet is left out)
+#   STEPS=N bash docs/run_….sh       a first look: starts every setting that has no run yet with
+#                                    N steps only (settings already run are left alone); run
+#                                    again without STEPS to continue each to its horizon
 # Each setting resumes if its replicas already hold checkpoints, so a script can be stopped
 # (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
 export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
@@ -18,10 +21,18 @@ claim() { # name, then longmemory train flags: 8 seeds in $out/name
 	[ -n "${REPORT:-}" ] && return 0
 	local name=$1; shift
 	local resume=""; [ -n "$(ls -d "$out/$name"/seed-* 2>/dev/null)" ] && resume=-resume
-	echo "== $name: longmemory train $* -seeds 8 -out $out/$name $resume"
+	local first=()
+	if [ -n "${STEPS:-}" ]; then
+		[ -n "$resume" ] && return 0
+		first=(-steps "$STEPS")
+	fi
+	echo "== $name: longmemory train $* ${first[*]} -seeds 8 -out $out/$name $resume"
 	local s=$(date +%s)
-	"$lm" train "$@" -seeds 8 -out "$out/$name" -quiet $resume
-	echo "== $name: $(( $(date +%s) - s )) s"
+	# A replica that diverges is reported and stopped, the others go on (train -seeds); its
+	# exit status must not end the script: the verdict counts the divergence from its log.
+	local code=0
+	"$lm" train "$@" "${first[@]}" -seeds 8 -out "$out/$name" -quiet $resume || code=$?
+	echo "== $name: $(( $(date +%s) - s )) s, exit $code"
 }
 fig() { # figure name, title, run names: median and min–max band over the seeds
 	local f=$1 title=$2; shift 2
@@ -32,4 +43,17 @@ fig() { # figure name, title, run names: median and min–max band over the seed
 		fi
 	done
 	"$lm" plot -title "$title" -o "docs/figures/$f.png" "${@/#/$out/}"
+}
+splice() { # file, name, then a command: its output replaces the lines between the file's
+	# lines "<!-- name: …" and "<!-- end of name -->" (both kept)
+	local file=$1 name=$2; shift 2
+	local table; table=$(mktemp)
+	"$@" > "$table"
+	awk -v table="$table" -v name="$name" '
+		index($0, "<!-- end of " name " -->") == 1 { skip = 0 }
+		!skip { print }
+		index($0, "<!-- " name ":") == 1 { while ((getline line < table) > 0) print line; skip = 1 }
+	' "$file" > "$table.md"
+	mv "$table.md" "$file"
+	rm -f "$table"
 }

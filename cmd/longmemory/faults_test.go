@@ -408,6 +408,7 @@ func TestDivergenceAndRestart(t *testing.T) {
 	if k := latestStep(t, dir); k != -1 {
 		t.Errorf("a checkpoint of step %d was written after the divergence", k)
 	}
+	endsDiverged(t, dir, 1)
 	if code, out := cli(tinyRun("-steps", "2", "-out", dir)...); code != 0 {
 		t.Errorf("restarting a run that failed before its first checkpoint: exit %d\n%s", code, out)
 	}
@@ -416,8 +417,22 @@ func TestDivergenceAndRestart(t *testing.T) {
 	if code, out := cli(tinyRun("-steps", "3", "-lr", "3e38", "-eval-every", "2", "-checkpoint-every", "1", "-out", dir)...); code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
+	endsDiverged(t, dir, 2)
 	if code, out := cli("eval", "-n", "3", dir); code != 1 || !strings.Contains(out, "loss NaN") || !strings.Contains(out, "diverged") {
 		t.Errorf("eval of a diverged checkpoint: exit %d\n%s", code, out)
+	}
+}
+
+// endsDiverged fails unless dir's log.csv ends with step, held-out loss +Inf: how a run that
+// diverged says so (train.Record).
+func endsDiverged(t *testing.T, dir string, step int) {
+	t.Helper()
+	log, err := runs.ReadLog(filepath.Join(dir, runs.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log); n == 0 || log[n-1].Step != step || !math.IsInf(log[n-1].EvalLoss, 1) {
+		t.Errorf("log after the divergence at step %d: %+v, want it to end with that step, held-out loss +Inf", step, log)
 	}
 }
 

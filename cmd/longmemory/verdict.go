@@ -23,21 +23,28 @@ const verdictTolerance = 0.02
 type groupResult struct {
 	name           string
 	seeds, steps   int
-	seconds        float64   // wall time of all replicas together (trained one after the other)
+	seconds        float64   // the replicas' training times added
+	slowest        float64   // the longest training time of a replica: the run's wall time when its replicas train at once (train -seeds' default)
 	finals         []float64 // last held-out loss of each replica
 	baseline       float64
 	status         string // "learns", "still falling" or "flat"
 	median, lo, hi float64
+	accs           []float64 // last held-out accuracy of each replica (NaN for regression)
+	diverged       int       // replicas whose log ends in a divergence (final loss +Inf)
+	unscored       []string  // replicas with no held-out loss yet, left out
 }
 
 // readGroup reads the replicas of dir (or dir itself) and classifies the run against
 // threshold (a loss): "learns" if the median final held-out loss is below it; otherwise
 // "still falling" if the median replica lost more than 5% of its loss over the second half
-// of training, else "flat".
+// of training, else "flat". A replica whose log ends in a divergence (held-out loss +Inf:
+// train.Record) counts with a final loss of +Inf and is done: its steps do not hold the
+// run short of its horizon. A replica with no held-out loss yet is left out (named).
 func readGroup(dir string, threshold func(baseline float64) float64) (groupResult, error) {
 	reps := runs.RunDirs(dir)
-	g := groupResult{name: filepath.Base(dir), seeds: len(reps), steps: math.MaxInt}
+	g := groupResult{name: filepath.Base(dir), steps: math.MaxInt}
 	var drops []float64
+	lastDiverged := 0
 	for _, rep := range reps {
 		meta, log, err := runs.Read(rep)
 		if err != nil {
@@ -45,31 +52,63 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 		}
 		steps, loss := runs.LossCurve(log, false)
 		if len(loss) == 0 {
-			return g, fmt.Errorf("%s: no held-out loss in its log", rep)
+			g.unscored = append(g.unscored, filepath.Base(rep))
+			continue
 		}
+		g.seeds++
 		g.baseline = meta.Baseline
 		last := log[len(log)-1]
-		g.steps, g.seconds = min(g.steps, last.Step), g.seconds+last.Seconds
+		g.seconds, g.slowest = g.seconds+last.Seconds, max(g.slowest, last.Seconds)
 		final := loss[len(loss)-1]
+		_, _, acc := runs.HeldOut(log)
+		g.finals, g.accs = append(g.finals, final), append(g.accs, acc)
+		if math.IsInf(final, 1) {
+			g.diverged++
+			lastDiverged = max(lastDiverged, last.Step)
+			continue
+		}
+		g.steps = min(g.steps, last.Step)
 		half := loss[0]
 		for i, s := range steps {
 			if s <= steps[len(steps)-1]/2 {
 				half = loss[i]
 			}
 		}
-		g.finals = append(g.finals, final)
 		drops = append(drops, (half-final)/half)
+	}
+	if g.seeds == 0 {
+		return g, fmt.Errorf("%s: no held-out loss in the log of any replica", dir)
+	}
+	if g.steps == math.MaxInt { // every replica diverged
+		g.steps = lastDiverged
 	}
 	g.median, g.lo, g.hi = runs.Median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
 	switch {
 	case g.median < threshold(g.baseline):
 		g.status = "learns"
-	case runs.Median(drops) > 0.05:
+	case len(drops) > 0 && runs.Median(drops) > 0.05:
 		g.status = "still falling"
 	default:
 		g.status = "flat"
 	}
 	return g, nil
+}
+
+// statusText is g.status with the replicas that diverged, if any.
+func (g groupResult) statusText() string {
+	if g.diverged > 0 {
+		return fmt.Sprintf("%s; %d of %d diverged", g.status, g.diverged, g.seeds)
+	}
+	return g.status
+}
+
+// describe says what g is made of, for the runs column.
+func (g groupResult) describe() string {
+	text := fmt.Sprintf("%s: %d seeds × %d steps, %.0f s of training for the slowest replica (%.0f s the replicas' times added)", g.name, g.seeds, g.steps, g.slowest, g.seconds)
+	if len(g.unscored) > 0 {
+		text += fmt.Sprintf("; not yet scored, left out: %s", strings.Join(g.unscored, ", "))
+	}
+	return text
 }
 
 // verdictCmd prints docs/RESULTS.md's verdict table from a claims file and the run
@@ -86,7 +125,9 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 // of training) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
 // or flat before its horizon: the verdict gives the steps to the horizon and the hours they
 // take at the runs' measured speed; or a fail-run that has not learned but is short of its
-// horizon); not run when a run directory does not exist yet.
+// horizon); not run when a run directory does not exist yet. Criterion "outperforms" compares
+// classifiers instead (pixel MNIST): the claim is that every learn-run ends with a higher
+// median held-out accuracy than every fail-run (see outperforms).
 func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -120,12 +161,20 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("verdict: %s:%d: horizon %q, want a number of steps >= 1", fs.Arg(0), line, cols[4])
 			}
 		}
+		if cols[3] == "outperforms" {
+			runsText, results, verdict, err := outperforms(*runs, cols[1], cols[2], horizon)
+			if err != nil {
+				return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
+			}
+			fmt.Fprintf(stdout, "| %s | %s | %s | %s |\n", cols[0], runsText, results, verdict)
+			continue
+		}
 		threshold := map[string]func(float64) float64{
 			"baseline": func(b float64) float64 { return (1 - verdictTolerance) * b },
 			"solved":   func(b float64) float64 { return 0.1 * b },
 		}[cols[3]]
 		if threshold == nil {
-			return fmt.Errorf("verdict: %s:%d: criterion %q, want baseline or solved", fs.Arg(0), line, cols[3])
+			return fmt.Errorf("verdict: %s:%d: criterion %q, want baseline, solved or outperforms", fs.Arg(0), line, cols[3])
 		}
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
@@ -147,8 +196,8 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 				}
-				runsText = append(runsText, fmt.Sprintf("%s: %d seeds × %d steps, %.0f s of training (the replicas' times added)", g.name, g.seeds, g.steps, g.seconds))
-				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.status, g.baseline))
+				runsText = append(runsText, g.describe())
+				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.statusText(), g.baseline))
 				short := horizon > g.steps // stopped before its horizon: a flat curve decides nothing yet
 				switch {
 				case learn && g.status == "flat" && !short, !learn && g.status == "learns":
@@ -160,7 +209,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					reproduced = false
 					falling = max(falling, g.steps)
 					if horizon > g.steps && g.steps > 0 {
-						perStep := g.seconds / float64(g.steps) // all replicas, one after the other
+						perStep := g.slowest / float64(g.steps) // the replicas at once, as train -seeds runs them
 						toGo = max(toGo, perStep*float64(horizon-g.steps)/3600)
 					}
 				}
@@ -171,7 +220,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		case falling == 0 && len(unfinished) > 0:
 			verdict = "**open**: runs that should not learn have not reached their horizon: " + strings.Join(unfinished, ", ")
 		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %.1f h more of training here (replicas in turn; less with several at once)", falling, horizon, toGo)
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %.1f h more of training here (its replicas trained at once, at the speed of its slowest replica so far)", falling, horizon, toGo)
 		case horizon > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
 		}
@@ -186,4 +235,63 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "| %s | %s | %s | %s |\n", cols[0], strings.Join(runsText, "; "), strings.Join(results, "; "), verdict)
 	}
 	return sc.Err()
+}
+
+// outperforms decides a claim that the classifiers of learn (comma-separated run
+// directories under runsDir) end more accurate than those of fail: reproduced when, with
+// every run at its horizon, the lowest median final held-out accuracy of the learn-runs is
+// above the highest of the fail-runs; not reproduced when it is not; open while a run is
+// short of its horizon (with the hours the slowest one still needs, its replicas at once).
+func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, verdict string, err error) {
+	var texts, res, missing []string
+	lowLearn, highFail := math.Inf(1), math.Inf(-1)
+	var short []string
+	var toGo float64
+	for i, list := range []string{learn, fail} {
+		for _, name := range strings.Split(list, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			dir := filepath.Join(runsDir, name)
+			if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+				missing = append(missing, name)
+				continue
+			}
+			g, err := readGroup(dir, func(b float64) float64 { return b })
+			if err != nil {
+				return "", "", "", err
+			}
+			acc := runs.Median(g.accs)
+			if math.IsNaN(acc) {
+				return "", "", "", fmt.Errorf("%s: no held-out accuracy in its log (outperforms compares classifiers)", name)
+			}
+			if i == 0 {
+				lowLearn = min(lowLearn, acc)
+			} else {
+				highFail = max(highFail, acc)
+			}
+			texts = append(texts, g.describe())
+			res = append(res, fmt.Sprintf("%s **%.1f%%** [%.1f–%.1f%%] held-out accuracy (loss %.4f; chance %.4f)", g.name, 100*acc, 100*slices.Min(g.accs), 100*slices.Max(g.accs), g.median, g.baseline))
+			if horizon > g.steps {
+				short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
+				toGo = max(toGo, g.slowest/float64(g.steps)*float64(horizon-g.steps)/3600)
+			}
+		}
+	}
+	ahead := lowLearn > highFail
+	switch {
+	case len(missing) > 0:
+		verdict = "**not run** yet (" + strings.Join(missing, ", ") + ")"
+	case len(short) > 0:
+		order := "behind"
+		if ahead {
+			order = "ahead"
+		}
+		verdict = fmt.Sprintf("**open**: the runs said to be more accurate are %s so far; short of the horizon: %s, %.1f h more of training here (its replicas at once)", order, strings.Join(short, ", "), toGo)
+	case ahead:
+		verdict = "**reproduced**"
+	default:
+		verdict = "**not reproduced** at these lengths"
+	}
+	return strings.Join(texts, "; "), strings.Join(res, "; "), verdict, nil
 }

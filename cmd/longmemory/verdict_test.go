@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,13 +74,22 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
 		}
 	}
-	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 12 s of training") {
+	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 4 s of training for the slowest replica (12 s the replicas' times added)") {
 		t.Errorf("row 1 does not say the runs: %q", rows[2])
 	}
 	long := filepath.Join(t.TempDir(), "long.tsv")
 	os.WriteFile(long, []byte("C\tfalling\t\tbaseline\t7204\n"), 0o644) // 7200 steps of 1 s to go: 2 h
 	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 2.0 h more of training here") {
 		t.Errorf("hours to the horizon: %q, want 2.0 h", out)
+	}
+	// Replicas train at once (train -seeds' default): the hours to the horizon are those of the
+	// slowest replica, not the replicas' times added (3 replicas of 1 s a step: 2 h, not 6).
+	for s := range 3 {
+		writeRun(t, filepath.Join(runs, "falling3", fmt.Sprintf("seed-%d", s)), 1, 3, 2, 1.6, 1.2)
+	}
+	os.WriteFile(long, []byte("C\tfalling3\t\tbaseline\t7204\n"), 0o644)
+	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 2.0 h more of training here") {
+		t.Errorf("hours to the horizon of 3 replicas at once: %q, want 2.0 h", out)
 	}
 	for _, h := range []string{"0", "many"} {
 		os.WriteFile(long, []byte("C\tfalling\t\tbaseline\t"+h+"\n"), 0o644)
@@ -89,7 +99,89 @@ func TestVerdict(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.tsv")
 	os.WriteFile(bad, []byte("x\tsolver\t\tbest\n"), 0o644)
-	if code, out := cli("verdict", "-runs", runs, bad); code != 1 || !strings.Contains(out, `criterion "best", want baseline or solved`) {
+	if code, out := cli("verdict", "-runs", runs, bad); code != 1 || !strings.Contains(out, `criterion "best", want baseline, solved or outperforms`) {
 		t.Errorf("a bad criterion: exit %d, %q", code, out)
+	}
+}
+
+// writeClassifier writes a run directory whose held-out accuracy at steps 1, 2, … is accs
+// (held-out loss 1 − accuracy, chance 2.3).
+func writeClassifier(t *testing.T, dir string, accs ...float64) {
+	t.Helper()
+	writeRun(t, dir, 2.3)
+	log := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n"
+	for i, a := range accs {
+		log += fmt.Sprintf("%d,1,1,%g,%g,%d\n", i+1, 1-a, a, i+1)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "log.csv"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerdictOutperforms: criterion "outperforms" compares the median final held-out
+// accuracies of classifiers (pixel MNIST): reproduced when the learn-runs end above the
+// fail-runs at the horizon, not reproduced when not, open while short of it.
+func TestVerdictOutperforms(t *testing.T) {
+	runs := t.TempDir()
+	for s, a := range []float64{0.9, 0.8, 0.85} { // median 0.85
+		writeClassifier(t, filepath.Join(runs, "a", fmt.Sprintf("seed-%d", s)), 0.1, 0.5, 0.7, a)
+	}
+	writeClassifier(t, filepath.Join(runs, "b"), 0.1, 0.3, 0.6, 0.7)
+	writeRun(t, filepath.Join(runs, "regression"), 1, 1, 0.9, 0.8, 0.7)
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	os.WriteFile(claims, []byte("A beats B\ta\tb\toutperforms\t4\n"+
+		"B beats A\tb\ta\toutperforms\t4\n"+
+		"A beats B, given 8 steps\ta\tb\toutperforms\t8\n"+
+		"C beats B\tc\tb\toutperforms\t4\n"), 0o644)
+	code, out := cli("verdict", "-runs", runs, claims)
+	if code != 0 {
+		t.Fatalf("verdict: exit %d\n%s", code, out)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != 6 {
+		t.Fatalf("%d lines, want a header, a rule and 4 rows:\n%s", len(rows), out)
+	}
+	for i, want := range []string{
+		"a **85.0%** [80.0–90.0%] held-out accuracy (loss 0.1500; chance 2.3000); b **70.0%** [70.0–70.0%] held-out accuracy (loss 0.3000; chance 2.3000) | **reproduced**",
+		"| **not reproduced** at these lengths",
+		"| **open**: the runs said to be more accurate are ahead so far; short of the horizon: a (4 of 8 steps), b (4 of 8 steps), 0.0 h more",
+		"| **not run** yet (c) |",
+	} {
+		if !strings.Contains(rows[i+2], want) {
+			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
+		}
+	}
+	os.WriteFile(claims, []byte("R beats B\tregression\tb\toutperforms\t4\n"), 0o644)
+	if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "regression: no held-out accuracy") {
+		t.Errorf("a regression run: exit %d, %q", code, out)
+	}
+}
+
+// TestVerdictDiverged: a replica whose log ends in a divergence (held-out loss +Inf) counts
+// with that loss and does not hold its run short of the horizon; a replica not scored yet is
+// left out and named.
+func TestVerdictDiverged(t *testing.T) {
+	runs := t.TempDir()
+	for s := range 3 {
+		writeRun(t, filepath.Join(runs, "irnn", fmt.Sprintf("seed-%d", s)), 1, 1.1, 1.0, 1.0, 1.0)
+	}
+	writeRun(t, filepath.Join(runs, "irnn", "seed-3"), 1, 1.2, math.Inf(1)) // diverged at step 2
+	writeRun(t, filepath.Join(runs, "irnn", "seed-4"), 1)                   // no step scored yet
+	writeRun(t, filepath.Join(runs, "solver"), 1, 1, 0.5, 0.1, 0.01)
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	os.WriteFile(claims, []byte("A solves, the IRNN never\tsolver\tirnn\tsolved\t4\n"), 0o644)
+	code, out := cli("verdict", "-runs", runs, claims)
+	if code != 0 {
+		t.Fatalf("verdict: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"irnn: 4 seeds × 4 steps",
+		"not yet scored, left out: seed-4",
+		"irnn **1.0000** [1.0000–+Inf] (flat; 1 of 4 diverged; baseline 1.0000)",
+		"| **reproduced** |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verdict:\n%s\nwant it to contain %q", out, want)
+		}
 	}
 }

@@ -103,7 +103,7 @@ type Record struct {
 	Step         int     // optimisation steps done
 	Loss         float64 // training loss of the step's batch, before the update
 	GradNorm     float64 // global gradient norm before clipping
-	EvalLoss     float64 // loss on the held-out batch; NaN when not evaluated at this step
+	EvalLoss     float64 // loss on the held-out batch; NaN when not evaluated at this step; +Inf on the step where the run diverged (Run's last record then)
 	EvalAccuracy float64 // share of masked steps predicted right (classification); NaN otherwise
 	Seconds      float64 // wall time of the run so far, resumed runs included
 	Penalty      float64 // soft orthogonality penalty before its step; NaN when Config.Orthogonality is off
@@ -268,6 +268,14 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 			if bad == "" {
 				bad = fmt.Sprintf("loss = %g", res.Loss)
 			}
+			// The log ends with the step that diverged, held-out loss +Inf, so that a run that
+			// stopped this way says so (package runs and the CLI's verdict read it).
+			rec := Record{Step: t.Step + 1, Loss: res.Loss, GradNorm: math.NaN(), EvalLoss: math.Inf(1), EvalAccuracy: math.NaN(),
+				Penalty: math.NaN(), Seconds: before + time.Since(start).Seconds()}
+			t.Log = append(t.Log, rec)
+			if onRecord != nil {
+				onRecord(rec)
+			}
 			return fmt.Errorf("train: step %d of %T on %s: %s; stopped before updating the variables; last good checkpoint: %s",
 				t.Step+1, t.Cell, t.Task, bad, lastGood())
 		}
@@ -294,13 +302,18 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 			}
 		}
 		rec.Seconds = before + time.Since(start).Seconds()
+		measured := rec.EvalLoss
+		diverged := t.evaluated(rec.Step) && (math.IsNaN(measured) || math.IsInf(measured, 0))
+		if diverged {
+			rec.EvalLoss = math.Inf(1) // as above: the log says the run diverged at this step
+		}
 		t.Log = append(t.Log, rec)
 		if onRecord != nil {
 			onRecord(rec)
 		}
-		if t.evaluated(rec.Step) && (math.IsNaN(rec.EvalLoss) || math.IsInf(rec.EvalLoss, 0)) {
+		if diverged {
 			return fmt.Errorf("train: step %d of %T on %s: held-out loss = %g: the run diverged; stopped without a checkpoint of this step; last good checkpoint: %s",
-				t.Step, t.Cell, t.Task, rec.EvalLoss, lastGood())
+				t.Step, t.Cell, t.Task, measured, lastGood())
 		}
 		if t.CheckpointDir != "" && (t.Step%t.Config.CheckpointEvery == 0 || t.Step == t.Config.Steps) {
 			if err := t.Save(); err != nil {
