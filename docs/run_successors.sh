@@ -12,28 +12,46 @@
 # 0.2–1 s ≈ 1.5–7 h per model: the script is meant to be resumed over several sessions.
 set -euo pipefail
 source "$(dirname "$0")/runs.sh"
-copy=(urnn-128 fc-urnn-61 exprnn-93 scornn-93 scrn-61 esn-128 lstm-peephole-40)
-adding=(urnn-512 fc-urnn-86 exprnn-125 scornn-125 scrn-80 esn-512 lstm-peephole-128)
+# The uRNN and the LSTM of these presets train exactly what Arjovsky's presets at the same T
+# train (runs.Key is the same: TestSuccessorsShareArjovskyRuns), so their runs are
+# docs/run_claims.sh's arjovsky-copy-T500-… and arjovsky-adding-T400-…, trained there.
+copy=(fc-urnn-61 exprnn-93 scornn-93 scrn-61 esn-128)
+adding=(fc-urnn-86 exprnn-125 scornn-125 scrn-80 esn-512)
 for m in "${copy[@]}"; do
 	claim "successors-copy-T500-$m" -preset "successors/copy-T500/$m" -eval-every 50
 done
 for m in "${adding[@]}"; do
 	claim "successors-adding-T400-$m" -preset "successors/adding-T400/$m" -eval-every 100
 done
-fig successors-copy-T500 "copy, T = 500, 8 seeds: after the uRNN" "${copy[@]/#/successors-copy-T500-}"
-fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${adding[@]/#/successors-adding-T400-}"
+copyRuns=(arjovsky-copy-T500-urnn "${copy[@]/#/successors-copy-T500-}" arjovsky-copy-T500-lstm)
+addingRuns=(arjovsky-adding-T400-urnn "${adding[@]/#/successors-adding-T400-}" arjovsky-adding-T400-lstm)
+fig successors-copy-T500 "copy, T = 500, 8 seeds: after the uRNN" "${copyRuns[@]}"
+fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${addingRuns[@]}"
 {
 	echo "# After the uRNN: 8 seeds at full size"
 	echo
 	echo "Written by \`bash docs/run_successors.sh\` from the run directories under \`$out\` (\`longmemory summary\`);"
 	echo "notebook 11 explains the models and runs them at small sizes. Settings: docs/SETTINGS.md, \"After the uRNN\"."
 	echo
-	echo "## Runs"
+	echo "## Which solve which task within the uRNN's budget of steps"
 	echo
-	"$lm" summary "${copy[@]/#/$out/successors-copy-T500-}" "${adding[@]/#/$out/successors-adding-T400-}"
+	echo "\`longmemory verdict docs/successors.tsv\`: **reproduced** means the model solves the task (median final held-out loss"
+	echo "over 8 seeds below a tenth of the baseline) within the budget; **not reproduced**, that it is flat above it at the budget;"
+	echo "**open**, that it is still falling or short of the budget (with the hours the rest would take); **not run**, no run yet."
+	echo
+	"$lm" verdict -runs "$out" docs/successors.tsv
+	echo
+	echo "## Runs (the wall time is each run's: compare the models' seconds here)"
+	echo
+	runs=()
+	for r in "${copyRuns[@]}" "${addingRuns[@]}"; do [ -d "$out/$r" ] && runs+=("$out/$r"); done
+	if [ ${#runs[@]} -gt 0 ]; then "$lm" summary "${runs[@]}"; fi
 	echo
 	echo "## Figures (median and min–max band over the seeds; the baseline dashed)"
 	echo
-	echo "![copy](figures/successors-copy-T500.png)"
-	echo "![adding](figures/successors-adding-T400.png)"
+	for f in successors-copy-T500 successors-adding-T400; do
+		if [ -f "docs/figures/$f.png" ]; then echo "![$f](figures/$f.png)"; fi
+	done
 } > docs/SUCCESSORS.md
+# docs/RESULTS.md: the same table of which solve which task, between its two marker lines.
+splice docs/RESULTS.md successors "$lm" verdict -runs "$out" docs/successors.tsv

@@ -217,3 +217,27 @@ func TestChunkIsBookkeeping(t *testing.T) {
 		t.Errorf("Diff of presets that differ only in the chunk = %v, want none", d)
 	}
 }
+
+// TestSuccessorsShareArjovskyRuns: the uRNN and the LSTM of the presets "successors/…" train
+// what Arjovsky's presets at the same task and T train (same Key, no Diff), so
+// docs/run_successors.sh reuses docs/run_claims.sh's runs of them instead of training them twice.
+func TestSuccessorsShareArjovskyRuns(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"successors/copy-T500/urnn-128", "arjovsky/copy-T500/urnn-128"},
+		{"successors/copy-T500/lstm-peephole-40", "arjovsky/copy-T500/lstm-peephole-40"},
+		{"successors/adding-T400/urnn-512", "arjovsky/adding-T400/urnn-512"},
+		{"successors/adding-T400/lstm-peephole-128", "arjovsky/adding-T400/lstm-peephole-128"},
+	} {
+		p, err := experiments.Lookup(pair[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := experiments.Lookup(pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Key(p) != Key(q) || len(Diff(p, q)) != 0 {
+			t.Errorf("%s and %s train different things: %v", pair[0], pair[1], Diff(p, q))
+		}
+	}
+}
