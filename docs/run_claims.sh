@@ -11,10 +11,12 @@
 # 35 ms a step, tanh RNN 80 30 ms, LSTM 40 40–80 ms, uRNN 128 85–100 ms.
 set -euo pipefail
 source "$(dirname "$0")/runs.sh"
-# Henaff et al. §4, Fig. 3: the LT-IRNN learns adding, the LT-ORNN does not (T = 100: the
-# issue's lead setting, 1000 steps, the presets' 1/T scaling).
-claim henaff-adding-T100-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50
-claim henaff-adding-T100-lt-ornn -preset henaff/adding-T400/lt-ornn-128 -T 100 -steps 1000 -eval-every 50
+# The settings in the order they were run: each to its horizon (docs/claims.tsv), the
+# quicker claims first. `STEPS=50 bash docs/run_claims.sh` gave every setting not yet run a
+# first look (speed and early loss) before the long runs.
+# Henaff et al. §4, Fig. 3: the LT-IRNN learns adding, the LT-ORNN does not (T = 100).
+claim henaff-adding-T100-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50
+claim henaff-adding-T100-lt-ornn -preset henaff/adding-T400/lt-ornn-128 -T 100 -steps 5000 -eval-every 50
 # Henaff et al. §4, Fig. 2: the LT-ORNN learns copy, the LT-IRNN does not (T = 100).
 claim henaff-copy-T100-lt-ornn -preset henaff/copy-T500/lt-ornn-80 -T 100 -steps 3000 -eval-every 50
 claim henaff-copy-T100-lt-irnn -preset henaff/copy-T500/lt-irnn-80 -T 100 -steps 5000 -eval-every 50
@@ -24,14 +26,15 @@ claim arjovsky-copy-T100-lstm -preset arjovsky/copy-T100/lstm-peephole-40 -steps
 claim arjovsky-copy-T100-tanh -preset arjovsky/copy-T100/tanh-80          -steps 3000 -eval-every 25
 # Henaff adding, the LT-IRNN (not reproduced at the presets' settings): what else could differ
 # (docs/SETTINGS.md lists the candidates). Learning rate, the paper's "m = 50" batch, no 1/T
-# scaling, and whether it only needs more steps.
-claim henaff-adding-T100-lt-irnn-lr1e-3    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -lr 1e-3
-claim henaff-adding-T100-lt-irnn-lr1e-5    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -lr 1e-5
+# scaling, and whether it only needs more steps; each to the horizon of 5000 steps (first run
+# to 1000, then resumed).
+claim henaff-adding-T100-lt-irnn-lr1e-3    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50 -lr 1e-3
+claim henaff-adding-T100-lt-irnn-lr1e-5    -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50 -lr 1e-5
 # Trained 3000 steps in one session, then resumed to 10 000 in the next (-resume -steps 10000).
 claim henaff-adding-T100-lt-irnn-long -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 10000 -eval-every 100
 # The paper's batch of 50 ("m = 50, which was the same as the minibatch size") and no 1/T scaling.
-claim henaff-adding-T100-lt-irnn-batch50   -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -batch 50
-claim henaff-adding-T100-lt-irnn-unscaled  -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 1000 -eval-every 50 -scale-hidden-grad=false
+claim henaff-adding-T100-lt-irnn-batch50   -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50 -batch 50
+claim henaff-adding-T100-lt-irnn-unscaled  -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50 -scale-hidden-grad=false
 # Henaff et al. §4, Fig. 5: variable-length copy at the paper's own T = 100, 80 hidden units: "none of
 # the LT-RNNs are able to beat the chance baseline, whereas the LSTM is able to solve the task even
 # though its convergence is slow". The presets' 5000 steps (first run to 3000, then resumed).
@@ -39,15 +42,48 @@ claim henaff-varcopy-T100-lt-ornn      -preset henaff/varcopy-T100/lt-ornn-80   
 claim henaff-varcopy-T100-lt-irnn      -preset henaff/varcopy-T100/lt-irnn-80      -steps 5000 -eval-every 100
 claim henaff-varcopy-T100-lstm         -preset henaff/varcopy-T100/lstm-80         -steps 5000 -eval-every 100
 claim henaff-varcopy-T100-lt-ornn-pool -preset henaff/varcopy-T100/lt-ornn-80-pool -steps 5000 -eval-every 100
-# Arjovsky et al. §4.1, Fig. 1 at T = 200 and 300, to the presets' 3000 steps.
-for T in 200 300; do
-	claim arjovsky-copy-T$T-urnn -preset arjovsky/copy-T$T/urnn-128         -eval-every 50
-	claim arjovsky-copy-T$T-lstm -preset arjovsky/copy-T$T/lstm-peephole-40 -eval-every 50
-	claim arjovsky-copy-T$T-tanh -preset arjovsky/copy-T$T/tanh-80          -eval-every 50
-done
+# Arjovsky et al. §4.1, Fig. 1 at T = 200 (the tanh RNN stopped at ~470 steps, then resumed).
+claim arjovsky-copy-T200-urnn -preset arjovsky/copy-T200/urnn-128         -eval-every 50
+claim arjovsky-copy-T200-lstm -preset arjovsky/copy-T200/lstm-peephole-40 -eval-every 50
+claim arjovsky-copy-T200-tanh -preset arjovsky/copy-T200/tanh-80          -eval-every 50
 # Henaff et al. §4, Fig. 2 at the paper's T = 500, to the presets' 5000 steps.
 claim henaff-copy-T500-lt-ornn -preset henaff/copy-T500/lt-ornn-80 -eval-every 100
 claim henaff-copy-T500-lt-irnn -preset henaff/copy-T500/lt-irnn-80 -eval-every 100
+# Arjovsky et al. §4.1, Fig. 1 at T = 300 and 500, to the presets' 3000 steps.
+for T in 300 500; do
+	claim arjovsky-copy-T$T-tanh -preset arjovsky/copy-T$T/tanh-80          -eval-every 50
+	claim arjovsky-copy-T$T-lstm -preset arjovsky/copy-T$T/lstm-peephole-40 -eval-every 50
+	claim arjovsky-copy-T$T-urnn -preset arjovsky/copy-T$T/urnn-128         -eval-every 50
+done
+# Henaff et al. §4, Fig. 3 at the paper's T = 400 and 750, and Fig. 4 (the LT-ORNN with pooling)
+# at T = 500 and 400, to the presets' 5000 steps.
+claim henaff-adding-T400-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -eval-every 100
+claim henaff-adding-T400-lt-ornn -preset henaff/adding-T400/lt-ornn-128 -eval-every 100
+claim henaff-adding-T400-lstm    -preset henaff/adding-T400/lstm-128    -eval-every 100
+claim henaff-copy-T500-lt-ornn-pool   -preset henaff/copy-T500/lt-ornn-80-pool    -eval-every 100
+claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -eval-every 100
+# Arjovsky et al. §4.2, Fig. 2: adding at T = 100 … 750, to the presets' 10 000 steps (the
+# uRNN 512 runs are the longest of all: hours to days here).
+for T in 100 200 400 750; do
+	claim arjovsky-adding-T$T-irnn -preset arjovsky/adding-T$T/irnn-128          -eval-every 100
+	[ $T = 750 ] || claim arjovsky-adding-T$T-tanh -preset arjovsky/adding-T$T/tanh-128 -eval-every 100
+	claim arjovsky-adding-T$T-lstm -preset arjovsky/adding-T$T/lstm-peephole-128 -eval-every 100
+	claim arjovsky-adding-T$T-urnn -preset arjovsky/adding-T$T/urnn-512          -eval-every 100
+done
+# Henaff et al. §4 at T = 750 and 2000 (Fig. 2, 3 and 4).
+claim henaff-adding-T750-lt-irnn -preset henaff/adding-T750/lt-irnn-128 -eval-every 100
+claim henaff-adding-T750-lt-ornn -preset henaff/adding-T750/lt-ornn-128 -eval-every 100
+claim henaff-adding-T750-lstm    -preset henaff/adding-T750/lstm-128    -eval-every 100
+claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -eval-every 100
+claim henaff-copy-T2000-lt-ornn      -preset henaff/copy-T2000/lt-ornn-80      -eval-every 100
+claim henaff-copy-T2000-lt-irnn      -preset henaff/copy-T2000/lt-irnn-80      -eval-every 100
+claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -eval-every 100
+# Arjovsky et al. §4.3: pixel-by-pixel Fashion-MNIST, plain and permuted, at the papers' sizes,
+# one epoch (3000 steps of 20 images; the presets' budget is 20 000).
+for task in mnist pmnist; do
+	claim arjovsky-$task-lstm -preset arjovsky/$task/lstm-peephole-128 -steps 3000 -eval-every 100
+	claim arjovsky-$task-urnn -preset arjovsky/$task/urnn-512          -steps 3000 -eval-every 100
+done
 
 # Figures (median and min–max band over the 8 seeds) and the runs table.
 fig seeds-henaff-adding-T100 "adding, T = 100, 8 seeds (Henaff Fig. 3)" henaff-adding-T100-lt-irnn henaff-adding-T100-lt-ornn
@@ -58,10 +94,24 @@ fig seeds-henaff-adding-T100-lt-irnn-variants "adding, T = 100, LT-IRNN 128, 8 s
 	henaff-adding-T100-lt-irnn-unscaled henaff-adding-T100-lt-irnn-long
 fig seeds-henaff-varcopy-T100 "variable-length copy, T = 100, 8 seeds (Henaff Fig. 5)" henaff-varcopy-T100-lstm \
 	henaff-varcopy-T100-lt-ornn henaff-varcopy-T100-lt-irnn henaff-varcopy-T100-lt-ornn-pool
-for T in 200 300; do
+for T in 200 300 500; do
 	fig seeds-arjovsky-copy-T$T "copy, T = $T, 8 seeds (Arjovsky Fig. 1)" arjovsky-copy-T$T-urnn arjovsky-copy-T$T-lstm arjovsky-copy-T$T-tanh
 done
-fig seeds-henaff-copy-T500 "copy, T = 500, 8 seeds (Henaff Fig. 2)" henaff-copy-T500-lt-ornn henaff-copy-T500-lt-irnn
+for T in 100 200 400; do
+	fig seeds-arjovsky-adding-T$T "adding, T = $T, 8 seeds (Arjovsky Fig. 2)" arjovsky-adding-T$T-urnn arjovsky-adding-T$T-lstm \
+		arjovsky-adding-T$T-tanh arjovsky-adding-T$T-irnn
+done
+fig seeds-arjovsky-adding-T750 "adding, T = 750, 8 seeds (Arjovsky Fig. 2)" arjovsky-adding-T750-urnn arjovsky-adding-T750-lstm arjovsky-adding-T750-irnn
+for T in 500 2000; do
+	fig seeds-henaff-copy-T$T "copy, T = $T, 8 seeds (Henaff Fig. 2 and 4)" henaff-copy-T$T-lt-ornn henaff-copy-T$T-lt-irnn henaff-copy-T$T-lt-ornn-pool
+done
+for T in 400 750; do
+	fig seeds-henaff-adding-T$T "adding, T = $T, 8 seeds (Henaff Fig. 3 and 4)" henaff-adding-T$T-lt-irnn henaff-adding-T$T-lstm \
+		henaff-adding-T$T-lt-ornn henaff-adding-T$T-lt-ornn-pool
+done
+for task in mnist pmnist; do
+	fig seeds-arjovsky-$task "pixel-by-pixel Fashion-MNIST ($task), 8 seeds (Arjovsky §4.3)" arjovsky-$task-lstm arjovsky-$task-urnn
+done
 # docs/VERDICTS.md, written whole by this script from the run directories: nothing in it is typed.
 {
 	echo "# Verdicts: the papers' claims against 8 seeds"
@@ -84,7 +134,11 @@ fig seeds-henaff-copy-T500 "copy, T = 500, 8 seeds (Henaff Fig. 2)" henaff-copy-
 	echo "## Figures (median and min–max band over the seeds; the baseline dashed)"
 	echo
 	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants seeds-henaff-varcopy-T100 \
-		seeds-arjovsky-copy-T200 seeds-arjovsky-copy-T300 seeds-henaff-copy-T500; do
+		seeds-arjovsky-copy-T200 seeds-arjovsky-copy-T300 seeds-arjovsky-copy-T500 seeds-arjovsky-adding-T100 seeds-arjovsky-adding-T200 \
+		seeds-arjovsky-adding-T400 seeds-arjovsky-adding-T750 seeds-henaff-copy-T500 seeds-henaff-copy-T2000 seeds-henaff-adding-T400 \
+		seeds-henaff-adding-T750 seeds-arjovsky-mnist seeds-arjovsky-pmnist; do
 		if [ -f "docs/figures/$f.png" ]; then echo "![$f](figures/$f.png)"; fi
 	done
 } > docs/VERDICTS.md
+# docs/RESULTS.md: the same verdict table, between its two marker lines.
+splice docs/RESULTS.md verdicts "$lm" verdict -runs "$out" docs/claims.tsv
