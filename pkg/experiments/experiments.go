@@ -266,8 +266,9 @@ const WholeSequence = 500
 // BPTT across chunks, celltest's Chunking check), but each chunk's forward pass is run twice,
 // the second time inside its backward graph: measured (make bench, 2 cores), an LSTM 40 step
 // on copy T = 500 takes 79 ms whole and 111 ms in chunks of 128, a uRNN 512 step on adding
-// T = 750 2.08 s and 2.46 s. Chunks keep the graph and its memory bounded on the longest
-// sequences (the uRNN 512 at T = 750: 1.06 GB whole, 0.29 GB in chunks).
+// T = 750 1.44 s and 1.62 s (cmd/bench -one, after FourStep's layout change). Chunks keep the
+// graph and its memory bounded on the longest sequences (the uRNN 512 at T = 750: 1.1 GB
+// whole, 0.29 GB in chunks; eight replicas at once would need 9 GB whole).
 func ChunkFor(T int) int {
 	if T <= WholeSequence {
 		return 0
