@@ -163,7 +163,8 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 // Summary writes a Markdown table with one row per run directory: what was trained, for how
 // long, and its held-out loss (last and best) against the task's baseline. A multi-seed
 // directory gives one row: steps of the shortest replica, wall time of the slowest, the
-// median over its replicas with the range in brackets.
+// median over its replicas with the range in brackets (a replica that diverged counts with
+// its final loss +Inf, and its steps are not the run's).
 func Summary(w io.Writer, dirs ...string) error {
 	fmt.Fprintln(w, "| run | model | task | steps | wall time | final held-out loss | best | final accuracy | baseline |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
@@ -183,8 +184,14 @@ func Summary(w io.Writer, dirs ...string) error {
 			meta = m
 			final, best, acc := HeldOut(log)
 			last := log[len(log)-1]
-			steps, secs = min(steps, last.Step), max(secs, last.Seconds)
+			secs = max(secs, last.Seconds)
+			if !math.IsInf(final, 1) { // a replica that diverged (train.Record) is done, whatever its steps
+				steps = min(steps, last.Step)
+			}
 			finals, bests, accs = append(finals, final), append(bests, best), append(accs, acc)
+		}
+		if steps == math.MaxInt { // every replica diverged
+			steps = 0
 		}
 		accText := "–"
 		if a := Median(accs); !math.IsNaN(a) {

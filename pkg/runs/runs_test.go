@@ -241,3 +241,33 @@ func TestSuccessorsShareArjovskyRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryDiverged: a replica whose log ends in a divergence (held-out loss +Inf) counts
+// in the median with that loss, and its steps are not the run's.
+func TestSummaryDiverged(t *testing.T) {
+	dir := t.TempDir()
+	meta := `{"Preset": {"Model": {"Kind": "irnn", "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`
+	logs := map[string][]train.Record{
+		"seed-0": {{Step: 1, EvalLoss: 0.3}, {Step: 2, EvalLoss: 0.2}, {Step: 3, EvalLoss: 0.1}},
+		"seed-1": {{Step: 1, EvalLoss: 0.3}, {Step: 2, EvalLoss: 0.25}, {Step: 3, EvalLoss: 0.2}},
+		"seed-2": {{Step: 1, EvalLoss: 0.3}, {Step: 2, EvalLoss: math.Inf(1)}},
+	}
+	for name, log := range logs {
+		rep := filepath.Join(dir, name)
+		os.MkdirAll(rep, 0o755)
+		os.WriteFile(filepath.Join(rep, MetaFile), []byte(meta), 0o644)
+		for i := range log {
+			log[i].EvalAccuracy, log[i].Penalty = math.NaN(), math.NaN()
+		}
+		if err := WriteLog(filepath.Join(rep, LogFile), log); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var table strings.Builder
+	if err := Summary(&table, dir); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| irnn 4 | Adding(T=5) | 3 | 0 s | 0.2000 [0.1000–+Inf] |"; !strings.Contains(table.String(), want) {
+		t.Errorf("summary:\n%s\nwant it to contain %q", table.String(), want)
+	}
+}

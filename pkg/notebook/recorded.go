@@ -1,0 +1,68 @@
+package notebook
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+)
+
+// RecordedRunsDir is where the 8-seed runs behind docs/RESULTS.md live:
+// $LONGMEMORY_ROOT/docs/runs (committed with the repository: each replica's run.json and
+// log.csv; docs/run_claims.sh and docs/run_successors.sh train them). It is "" when
+// LONGMEMORY_ROOT is unset (the project's kernelspecs set it).
+func RecordedRunsDir() string {
+	root := os.Getenv("LONGMEMORY_ROOT")
+	if root == "" {
+		return ""
+	}
+	return filepath.Join(root, "docs", "runs")
+}
+
+// ShowRecorded shows the recorded 8-seed runs names (directories under RecordedRunsDir) as
+// the figures of docs/figures draw them: the held-out loss against the iteration, median and
+// min–max band over the seeds, the baseline dashed; then their summary table (`longmemory
+// summary`). The runs are shown as they stand (they may still be training: the table gives
+// their steps); a run not recorded yet is named and left out. Outside a notebook it prints
+// the table only.
+func ShowRecorded(title string, names ...string) error {
+	root := RecordedRunsDir()
+	if root == "" {
+		return fmt.Errorf("notebook: LONGMEMORY_ROOT is not set, so the recorded runs (docs/runs) cannot be found; the project's kernels set it")
+	}
+	var dirs, missing []string
+	for _, name := range names {
+		dir := filepath.Join(root, name)
+		if _, err := os.Stat(filepath.Join(runs.RunDirs(dir)[0], runs.LogFile)); err != nil {
+			missing = append(missing, name)
+			continue
+		}
+		dirs = append(dirs, dir)
+	}
+	var table bytes.Buffer
+	if len(dirs) > 0 {
+		chart, err := runs.Chart(dirs, false)
+		if err != nil {
+			return fmt.Errorf("notebook: %w", err)
+		}
+		chart.Title = title
+		Show(chart)
+		if err := runs.Summary(&table, dirs...); err != nil {
+			return fmt.Errorf("notebook: %w", err)
+		}
+	}
+	for _, name := range missing {
+		fmt.Fprintf(&table, "\n%s: not recorded yet (docs/runs/%s does not exist)\n", name, name)
+	}
+	if gonbui.IsNotebook {
+		gonbui.DisplayMarkdown(table.String())
+		gonbui.Sync()
+	} else {
+		fmt.Print(table.String())
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package notebook
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestShowRecorded: the recorded runs are read from $LONGMEMORY_ROOT/docs/runs and
+// summarised (outside a notebook, printed); a run not recorded is named; without
+// LONGMEMORY_ROOT the error says so.
+func TestShowRecorded(t *testing.T) {
+	t.Setenv(QuickEnv, "")
+	root := t.TempDir()
+	t.Setenv("LONGMEMORY_ROOT", root)
+	run, err := Train(tinyPreset("test/recorded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := filepath.Join(root, "docs", "runs")
+	if err := os.MkdirAll(recorded, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(run.Dir, filepath.Join(recorded, "rec")); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	err = ShowRecorded("recorded", "rec", "absent")
+	os.Stdout = stdout
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| rec | tanh 4 | Adding(T=5) | 2 |", "absent: not recorded yet"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("ShowRecorded printed:\n%s\nwant it to contain %q", out, want)
+		}
+	}
+	t.Setenv("LONGMEMORY_ROOT", "")
+	if err := ShowRecorded("recorded", "rec"); err == nil || !strings.Contains(err.Error(), "LONGMEMORY_ROOT is not set") {
+		t.Errorf("without LONGMEMORY_ROOT: %v", err)
+	}
+}
