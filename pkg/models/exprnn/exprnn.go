@@ -230,7 +230,7 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 		n:  c.N,
 		dt: c.DType(),
 		v:  nodes["V"],
-		w:  Expm(Skew(nodes["A"], c.N)),
+		wT: Transpose(Expm(Skew(nodes["A"], c.N)), 0, 1),
 		b:  InsertAxes(nodes["b"], 0),
 		u:  nodes["U"],
 		bo: nodes["bo"],
@@ -238,15 +238,15 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 }
 
 type step struct {
-	n       int
-	dt      dtypes.DType
-	v, w, b *Node
-	u, bo   *Node
+	n        int
+	dt       dtypes.DType
+	v, wT, b *Node // wT = Wᵀ, for rnn.Times
+	u, bo    *Node
 }
 
 // Initial returns h_0 = 0, [batch, N].
 func (s *step) Initial(batch int) *Node {
-	return Zeros(s.w.Graph(), shapes.Make(s.dt, batch, s.n))
+	return Zeros(s.wT.Graph(), shapes.Make(s.dt, batch, s.n))
 }
 
 // Project returns x_t·V for all steps, [batch, T, N].
@@ -260,7 +260,7 @@ func (s *step) Project(x *Node) *Node { return Einsum("bti,in->btn", x, s.v) }
 // At z_i = 0 the unit is 0 (sign(0) = 0, as torch.sign in [1]'s code), a jump of 2b_i when
 // b_i > 0.
 func (s *step) Next(h, px *Node) *Node {
-	z := Add(MatMul(h, s.w), px)
+	z := Add(rnn.Times(h, s.wT), px)
 	sg := Sign(z)
 	return Mul(sg, activation.Relu(Add(Mul(sg, z), s.b)))
 }

@@ -109,23 +109,23 @@ func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
 
 // Build implements rnn.Cell: it reads the variables and builds, once per graph, the real
 // 2N×2N matrix M = [[Re Wᵀ, Im Wᵀ], [−Im Wᵀ, Re Wᵀ]] that applies W to [Re h | Im h] by
-// one matmul, and modReLU's constants. It panics if Init was not called or created
+// one matmul (kept as Mᵀ = [[Re W, −Im W], [Im W, Re W]] for rnn.Times), and modReLU's constants. It panics if Init was not called or created
 // variables of other shapes (another configuration).
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
-	reT, imT := Transpose(v["Wre"], 0, 1), Transpose(v["Wim"], 0, 1)
-	m := Concatenate([]*Node{
-		Concatenate([]*Node{reT, imT}, 1),
-		Concatenate([]*Node{Neg(imT), reT}, 1),
+	re, im := v["Wre"], v["Wim"]
+	mT := Concatenate([]*Node{
+		Concatenate([]*Node{re, Neg(im)}, 1),
+		Concatenate([]*Node{im, re}, 1),
 	}, 0)
-	return &step{cell: c, m: m, V: v["V"], U: v["U"], bo: v["bo"], h0: v["h0"], act: urnn.NewModReLU(v["b"], c.eps())}
+	return &step{cell: c, mT: mT, V: v["V"], U: v["U"], bo: v["bo"], h0: v["h0"], act: urnn.NewModReLU(v["b"], c.eps())}
 }
 
 // step is a Cell built into one graph.
 type step struct {
-	cell            *Cell
-	m, V, U, bo, h0 *Node
-	act             func(z *Node) *Node
+	cell             *Cell
+	mT, V, U, bo, h0 *Node
+	act              func(z *Node) *Node
 }
 
 func (s *step) Initial(batch int) *Node {
@@ -137,7 +137,7 @@ func (s *step) Initial(batch int) *Node {
 func (s *step) Project(x *Node) *Node { return Einsum("bti,in->btn", x, s.V) }
 
 // Next is h_t = modReLU(W h_{t−1} + V x_t): one matmul by M, the add, and modReLU.
-func (s *step) Next(h, px *Node) *Node { return s.act(Add(MatMul(h, s.m), px)) }
+func (s *step) Next(h, px *Node) *Node { return s.act(Add(rnn.Times(h, s.mT), px)) }
 
 // Readout is o_t = U [Re h_t; Im h_t] + b_o ([2] §3.3).
 func (s *step) Readout(states *Node) *Node {

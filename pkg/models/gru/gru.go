@@ -128,7 +128,7 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	nodes := rnn.ReadVariables(scope, g, c.variables(nil), c)
 	n, w := c.N, nodes["W"]
-	return &step{
+	s := &step{
 		n:   n,
 		v:   Reshape(TransposeAllAxes(nodes["V"], 1, 0, 2), c.In, numGates*n),
 		b:   Reshape(nodes["b"], numGates*n),
@@ -138,11 +138,14 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 		bo:  nodes["bo"],
 		h0:  nodes["h0"],
 	}
+	s.wzrT, s.whT = Transpose(s.wzr, 0, 1), Transpose(s.wh, 0, 1)
+	return s
 }
 
 type step struct {
 	n                        int
 	v, b, wzr, wh, u, bo, h0 *Node
+	wzrT, whT                *Node // W_zrᵀ and W_hᵀ, for rnn.Times
 }
 
 // Initial returns h0 broadcast to [batch, N].
@@ -158,10 +161,10 @@ func (s *step) Project(x *Node) *Node {
 // Next advances h by one step; px is [batch, 3N] from Project.
 func (s *step) Next(h, px *Node) *Node {
 	n := s.n
-	zr := Sigmoid(Add(SliceAxis(px, 1, AxisRange(0, 2*n)), MatMul(h, s.wzr)))
+	zr := Sigmoid(Add(SliceAxis(px, 1, AxisRange(0, 2*n)), rnn.Times(h, s.wzrT)))
 	z := SliceAxis(zr, 1, AxisRange(GateZ*n, GateZ*n+n))
 	r := SliceAxis(zr, 1, AxisRange(GateR*n, GateR*n+n))
-	hh := Tanh(Add(SliceAxis(px, 1, AxisRange(GateH*n, GateH*n+n)), MatMul(Mul(r, h), s.wh)))
+	hh := Tanh(Add(SliceAxis(px, 1, AxisRange(GateH*n, GateH*n+n)), rnn.Times(Mul(r, h), s.whT)))
 	return Add(h, Mul(z, Sub(hh, h)))
 }
 

@@ -180,12 +180,17 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 		bo: nodes["bo"],
 		s0: Concatenate([]*Node{nodes["h0"], nodes["c0"]}, 0),
 	}
+	s.wT = Transpose(s.w, 0, 1)
+	if s.p != nil {
+		s.pT = Transpose(s.p, 0, 1)
+	}
 	return s
 }
 
 type step struct {
 	n                     int
 	v, w, b, p, u, bo, s0 *Node // p is nil without Peephole
+	wT, pT                *Node // Wᵀ and Pᵀ, for rnn.Times
 }
 
 // Initial returns [h0 | c0] broadcast to [batch, 2N].
@@ -203,8 +208,8 @@ func (s *step) Next(state, px *Node) *Node {
 	n := s.n
 	h := SliceAxis(state, 1, AxisRange(0, n))
 	c := SliceAxis(state, 1, AxisRange(n, 2*n))
-	z := Add(px, MatMul(h, s.w)) // [batch, 4N]: pre-activations of i, f, o, g
-	var gates *Node              // sigmoid of i, f (and o without peephole)
+	z := Add(px, rnn.Times(h, s.wT)) // [batch, 4N]: pre-activations of i, f, o, g
+	var gates *Node                  // sigmoid of i, f (and o without peephole)
 	if s.p == nil {
 		gates = Sigmoid(SliceAxis(z, 1, AxisRange(0, 3*n)))
 	} else {
@@ -218,7 +223,7 @@ func (s *step) Next(state, px *Node) *Node {
 	if s.p == nil {
 		o = SliceAxis(gates, 1, AxisRange(GateO*n, GateO*n+n))
 	} else {
-		o = Sigmoid(Add(SliceAxis(z, 1, AxisRange(GateO*n, GateO*n+n)), MatMul(c, s.p)))
+		o = Sigmoid(Add(SliceAxis(z, 1, AxisRange(GateO*n, GateO*n+n)), rnn.Times(c, s.pT)))
 	}
 	h = Mul(o, Tanh(c))
 	return Concatenate([]*Node{h, c}, 1)

@@ -93,6 +93,15 @@ type Transition interface {
 	TransitionMatrix() (name string, sigmaPrime func(h float64) float64)
 }
 
+// Times returns h·W for states h [batch, N] and W given by its transpose wT = Wᵀ [M, N], which
+// a cell's Build computes once per graph (Transpose(W, 0, 1)). Contracting the last axis of wT
+// makes GoMLX's gradient with respect to wT come out in wT's own layout, so the T per-step
+// gradients of the recurrent matrix add up without a transpose each (the one transpose back to
+// W is per graph); MatMul(h, W) transposes an N × M gradient at every step. Measured
+// (cmd/bench, 2 cores): an LSTM 128 step on adding T = 400 from 181 to 156 ms; no change for
+// an LSTM 40.
+func Times(h, wT *Node) *Node { return DotGeneral(h, []int{1}, nil, wT, []int{1}, nil) }
+
 // TanhPrime is the derivative of tanh in terms of its value: tanh'(z) = 1 − tanh²(z) = 1 − h².
 func TanhPrime(h float64) float64 { return 1 - h*h }
 

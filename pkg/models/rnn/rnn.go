@@ -100,12 +100,12 @@ func (c *Simple) Init(scope *model.Scope, rng *rand.Rand) error {
 // shapes (another configuration).
 func (c *Simple) Build(scope *model.Scope, g *Graph) Step {
 	v := ReadVariables(scope, g, c.variables(nil), c)
-	return &simpleStep{cell: c, v: v["V"], w: v["W"], b: v["b"], u: v["U"], bo: v["bo"], h0: v["h0"]}
+	return &simpleStep{cell: c, v: v["V"], wT: Transpose(v["W"], 0, 1), b: v["b"], u: v["U"], bo: v["bo"], h0: v["h0"]}
 }
 
 type simpleStep struct {
-	cell               *Simple
-	v, w, b, u, bo, h0 *Node
+	cell                *Simple
+	v, wT, b, u, bo, h0 *Node // wT = Wᵀ, for Times
 }
 
 func (s *simpleStep) Initial(batch int) *Node {
@@ -117,7 +117,7 @@ func (s *simpleStep) Project(x *Node) *Node {
 }
 
 func (s *simpleStep) Next(h, px *Node) *Node {
-	z := Add(MatMul(h, s.w), px)
+	z := Add(Times(h, s.wT), px)
 	if s.cell.Act == ReLUAct {
 		return activation.Relu(z)
 	}

@@ -147,20 +147,20 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	vars, _ := c.variables(nil)
 	v := rnn.ReadVariables(scope, g, vars, c)
 	return &step{
-		cell: c, wT: Transpose(v["W"], 0, 1), V: v["V"], U: v["U"], bo: v["bo"],
+		cell: c, w: v["W"], V: v["V"], U: v["U"], bo: v["bo"],
 		b: InsertAxes(v["b"], 0), zero: ScalarZero(g, c.DType()),
 	}
 }
 
 // step is a Cell built into one graph.
 type step struct {
-	cell                  *Cell
-	wT, V, U, bo, b, zero *Node
+	cell                 *Cell
+	w, V, U, bo, b, zero *Node
 }
 
 // Initial is h_0 = 0 (the authors' code: TensorFlow's zero initial state).
 func (s *step) Initial(batch int) *Node {
-	return Zeros(s.wT.Graph(), shapes.Make(s.cell.DType(), batch, s.cell.N))
+	return Zeros(s.w.Graph(), shapes.Make(s.cell.DType(), batch, s.cell.N))
 }
 
 // Project returns V x_t for all t, [batch, T, N].
@@ -169,7 +169,7 @@ func (s *step) Project(x *Node) *Node { return Einsum("bti,in->btn", x, s.V) }
 // Next is h_t = sign(z) ReLU(|z| + b) with z = W h_{t−1} + V x_t: one matmul and 6
 // element-wise nodes.
 func (s *step) Next(h, px *Node) *Node {
-	z := Add(MatMul(h, s.wT), px)
+	z := Add(rnn.Times(h, s.w), px) // h·Wᵀ: rnn.Times takes the matrix transposed
 	return Mul(Sign(z), Max(Add(Abs(z), s.b), s.zero))
 }
 

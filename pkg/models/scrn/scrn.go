@@ -175,10 +175,10 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 		n:  c.N,
 		s:  c.S,
 		in: Concatenate([]*Node{Add(a, MatMul(bIn, p)), bIn}, 1), // [In, N+S]
-		w: Concatenate([]*Node{
+		wT: Transpose(Concatenate([]*Node{
 			Concatenate([]*Node{r, Zeros(g, shapes.Make(dt, c.N, c.S))}, 1),
 			Concatenate([]*Node{MulScalar(p, alpha), Reshape(ConstAsDType(g, dt, alphaI), c.S, c.S)}, 1),
-		}, 0), // [N+S, N+S]
+		}, 0), 0, 1), // the [N+S, N+S] block matrix, transposed for rnn.Times
 		u:      Concatenate([]*Node{v["U"], v["V"]}, 0), // [N+S, Out]
 		bo:     v["bo"],
 		hidden: LessThan(Iota(g, shapes.Make(dtypes.Int32, 1, c.N+c.S), 1), Const(g, int32(c.N))),
@@ -186,9 +186,9 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 }
 
 type step struct {
-	n, s         int
-	in, w, u, bo *Node
-	hidden       *Node // [1, N+S] bool, true for the hidden units h
+	n, s          int
+	in, wT, u, bo *Node
+	hidden        *Node // [1, N+S] bool, true for the hidden units h
 }
 
 // Initial returns h_0 = s_0 = 0, [batch, N+S].
@@ -206,7 +206,7 @@ func (st *step) Project(x *Node) *Node {
 // [z_t | s_t] in one product with the block matrix, then σ on the first N columns only
 // (a Where on a constant mask, fewer nodes per step than slicing and concatenating).
 func (st *step) Next(state, px *Node) *Node {
-	zs := Add(MatMul(state, st.w), px) // [z_t | s_t]
+	zs := Add(rnn.Times(state, st.wT), px) // [z_t | s_t]
 	return Where(st.hidden, Sigmoid(zs), zs)
 }
 
