@@ -28,6 +28,26 @@ func writeRun(t *testing.T, dir string, baseline float64, losses ...float64) {
 	}
 }
 
+// verdictRows runs `longmemory verdict` on claims and checks that it prints a header, a rule
+// and one row per want, row i containing want[i]; it returns the rows.
+func verdictRows(t *testing.T, runs, claims string, want ...string) []string {
+	t.Helper()
+	code, out := cli("verdict", "-runs", runs, claims)
+	if code != 0 {
+		t.Fatalf("verdict: exit %d\n%s", code, out)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != len(want)+2 {
+		t.Fatalf("%d lines, want a header, a rule and %d rows:\n%s", len(rows), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.Contains(rows[i+2], w) {
+			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], w)
+		}
+	}
+	return rows
+}
+
 func TestVerdict(t *testing.T) {
 	runs := t.TempDir()
 	for s, l := range []float64{0.01, 0.02, 0.5} { // median 0.02: solved
@@ -50,15 +70,7 @@ func TestVerdict(t *testing.T) {
 	if err := os.WriteFile(claims, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out := cli("verdict", "-runs", runs, claims)
-	if code != 0 {
-		t.Fatalf("verdict: exit %d\n%s", code, out)
-	}
-	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if len(rows) != 11 {
-		t.Fatalf("%d lines, want a header, a rule and 9 rows:\n%s", len(rows), out)
-	}
-	for i, want := range []string{
+	rows := verdictRows(t, runs, claims,
 		"solver **0.0200** [0.0100–0.5000] (learns; baseline 1.0000); flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **reproduced**",
 		"flat **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths",
 		"(still falling; baseline 1.0000) | **open**",
@@ -69,11 +81,7 @@ func TestVerdict(t *testing.T) {
 		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0.0 h more of training here",
 		"| **not run** yet (unrun) |",
 		"| **open**: runs that should not learn have not reached their horizon: flat (4 of 8 steps) |",
-	} {
-		if !strings.Contains(rows[i+2], want) {
-			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
-		}
-	}
+	)
 	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 4 s of training for the slowest replica (12 s the replicas' times added)") {
 		t.Errorf("row 1 does not say the runs: %q", rows[2])
 	}
@@ -133,24 +141,12 @@ func TestVerdictOutperforms(t *testing.T) {
 		"B beats A\tb\ta\toutperforms\t4\n"+
 		"A beats B, given 8 steps\ta\tb\toutperforms\t8\n"+
 		"C beats B\tc\tb\toutperforms\t4\n"), 0o644)
-	code, out := cli("verdict", "-runs", runs, claims)
-	if code != 0 {
-		t.Fatalf("verdict: exit %d\n%s", code, out)
-	}
-	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if len(rows) != 6 {
-		t.Fatalf("%d lines, want a header, a rule and 4 rows:\n%s", len(rows), out)
-	}
-	for i, want := range []string{
+	verdictRows(t, runs, claims,
 		"a **85.0%** [80.0–90.0%] held-out accuracy (loss 0.1500; chance 2.3000); b **70.0%** [70.0–70.0%] held-out accuracy (loss 0.3000; chance 2.3000) | **reproduced**",
 		"| **not reproduced** at these lengths",
 		"| **open**: the runs said to be more accurate are ahead so far; short of the horizon: a (4 of 8 steps), b (4 of 8 steps), 0.0 h more",
 		"| **not run** yet (c) |",
-	} {
-		if !strings.Contains(rows[i+2], want) {
-			t.Errorf("row %d: %q\nwant it to contain %q", i+1, rows[i+2], want)
-		}
-	}
+	)
 	os.WriteFile(claims, []byte("R beats B\tregression\tb\toutperforms\t4\n"), 0o644)
 	if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "regression: no held-out accuracy") {
 		t.Errorf("a regression run: exit %d, %q", code, out)
