@@ -112,6 +112,18 @@ done
 for task in mnist pmnist; do
 	fig seeds-arjovsky-$task "pixel-by-pixel Fashion-MNIST ($task), 8 seeds (Arjovsky §4.3)" arjovsky-$task-lstm arjovsky-$task-urnn
 done
+# Pixel MNIST at its horizon: accuracy on the whole test split (longmemory eval, 10 000 images,
+# every replica's last checkpoint), computed once per run into its test-accuracy.txt (committed).
+mnist_test() {
+	local dir="$out/$1" rep
+	[ -f "$dir/test-accuracy.txt" ] && return 0
+	for rep in "$dir"/seed-*; do
+		[ -f "$rep/log.csv" ] || return 0
+		[ "$(tail -1 "$rep/log.csv" | cut -d, -f1)" -ge 3000 ] 2>/dev/null || return 0
+	done
+	"$lm" eval "$dir" > "$dir/test-accuracy.txt.tmp" && mv "$dir/test-accuracy.txt.tmp" "$dir/test-accuracy.txt"
+}
+for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-pmnist-lstm arjovsky-pmnist-urnn; do mnist_test $r; done
 # docs/VERDICTS.md, written whole by this script from the run directories: nothing in it is typed.
 {
 	echo "# Verdicts: the papers' claims against 8 seeds"
@@ -126,6 +138,16 @@ done
 	echo "measured speed); **not run** when a run does not exist yet. Settings: docs/SETTINGS.md."
 	echo
 	"$lm" verdict -runs "$out" docs/claims.tsv
+	echo
+	echo "## Pixel MNIST: accuracy on the whole Fashion-MNIST test split (\`longmemory eval\`, at the horizon)"
+	echo
+	for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-pmnist-lstm arjovsky-pmnist-urnn; do
+		if [ -f "$out/$r/test-accuracy.txt" ]; then
+			echo "- $r: $(tail -1 "$out/$r/test-accuracy.txt")"
+		else
+			echo "- $r: not yet (scored once all its replicas reach 3000 steps)"
+		fi
+	done
 	echo
 	echo "## Every run"
 	echo
