@@ -47,6 +47,10 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 	lastDiverged := 0
 	for _, rep := range reps {
 		meta, log, err := runs.Read(rep)
+		if errors.Is(err, os.ErrNotExist) { // a replica just starting: no run.json or log.csv yet
+			g.unscored = append(g.unscored, filepath.Base(rep))
+			continue
+		}
 		if err != nil {
 			return g, err
 		}
@@ -220,7 +224,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		case falling == 0 && len(unfinished) > 0:
 			verdict = "**open**: runs that should not learn have not reached their horizon: " + strings.Join(unfinished, ", ")
 		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %.1f h more of training here (its replicas trained at once, at the speed of its slowest replica so far)", falling, horizon, toGo)
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (its replicas trained at once, at the speed of its slowest replica so far)", falling, horizon, hours(toGo))
 		case horizon > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
 		}
@@ -287,11 +291,19 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 		if ahead {
 			order = "ahead"
 		}
-		verdict = fmt.Sprintf("**open**: the runs said to be more accurate are %s so far; short of the horizon: %s, %.1f h more of training here (its replicas at once)", order, strings.Join(short, ", "), toGo)
+		verdict = fmt.Sprintf("**open**: the runs said to be more accurate are %s so far; short of the horizon: %s, %s more of training here (its replicas at once)", order, strings.Join(short, ", "), hours(toGo))
 	case ahead:
 		verdict = "**reproduced**"
 	default:
 		verdict = "**not reproduced** at these lengths"
 	}
 	return strings.Join(texts, "; "), strings.Join(res, "; "), verdict, nil
+}
+
+// hours writes a training time given in hours: in minutes below one hour.
+func hours(h float64) string {
+	if h < 1 {
+		return fmt.Sprintf("%.0f min", 60*h)
+	}
+	return fmt.Sprintf("%.1f h", h)
 }

@@ -76,9 +76,9 @@ func TestVerdict(t *testing.T) {
 		"(still falling; baseline 1.0000) | **open**",
 		"below **0.7000** [0.7000–0.7000] (learns; baseline 1.0000) | **not reproduced**",
 		// 4 steps took 4 s: 20 more steps take 20 s.
-		"**open**: a run that should learn has not yet after 4 steps; the horizon of 24 steps would take 0.0 h more of training here",
+		"**open**: a run that should learn has not yet after 4 steps; the horizon of 24 steps would take 0 min more of training here",
 		"**open**: a run that should learn is still falling after 4 steps, its horizon of 4; longer runs decide",
-		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0.0 h more of training here",
+		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0 min more of training here",
 		"| **not run** yet (unrun) |",
 		"| **open**: runs that should not learn have not reached their horizon: flat (4 of 8 steps) |",
 	)
@@ -144,7 +144,7 @@ func TestVerdictOutperforms(t *testing.T) {
 	verdictRows(t, runs, claims,
 		"a **85.0%** [80.0–90.0%] held-out accuracy (loss 0.1500; chance 2.3000); b **70.0%** [70.0–70.0%] held-out accuracy (loss 0.3000; chance 2.3000) | **reproduced**",
 		"| **not reproduced** at these lengths",
-		"| **open**: the runs said to be more accurate are ahead so far; short of the horizon: a (4 of 8 steps), b (4 of 8 steps), 0.0 h more",
+		"| **open**: the runs said to be more accurate are ahead so far; short of the horizon: a (4 of 8 steps), b (4 of 8 steps), 0 min more",
 		"| **not run** yet (c) |",
 	)
 	os.WriteFile(claims, []byte("R beats B\tregression\tb\toutperforms\t4\n"), 0o644)
@@ -163,6 +163,7 @@ func TestVerdictDiverged(t *testing.T) {
 	}
 	writeRun(t, filepath.Join(runs, "irnn", "seed-3"), 1, 1.2, math.Inf(1)) // diverged at step 2
 	writeRun(t, filepath.Join(runs, "irnn", "seed-4"), 1)                   // no step scored yet
+	os.MkdirAll(filepath.Join(runs, "irnn", "seed-5"), 0o755)               // just starting: no files yet
 	writeRun(t, filepath.Join(runs, "solver"), 1, 1, 0.5, 0.1, 0.01)
 	claims := filepath.Join(t.TempDir(), "claims.tsv")
 	os.WriteFile(claims, []byte("A solves, the IRNN never\tsolver\tirnn\tsolved\t4\n"), 0o644)
@@ -172,7 +173,7 @@ func TestVerdictDiverged(t *testing.T) {
 	}
 	for _, want := range []string{
 		"irnn: 4 seeds × 4 steps",
-		"not yet scored, left out: seed-4",
+		"not yet scored, left out: seed-4, seed-5",
 		"irnn **1.0000** [1.0000–+Inf] (flat; 1 of 4 diverged; baseline 1.0000)",
 		"| **reproduced** |",
 	} {

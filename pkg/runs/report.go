@@ -1,9 +1,11 @@
 package runs
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,10 +103,16 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		var meta Meta
 		for _, rep := range RunDirs(dir) {
 			m, log, err := Read(rep)
+			if errors.Is(err, os.ErrNotExist) && len(Replicas(dir)) > 0 {
+				continue // a replica just starting: nothing to draw yet
+			}
 			if err != nil {
 				return chart, err
 			}
 			meta, logs = m, append(logs, log)
+		}
+		if len(logs) == 0 {
+			return chart, fmt.Errorf("%s: no replica has a log yet", dir)
 		}
 		if chart.Title == "" {
 			chart.Title = meta.Task
@@ -175,6 +183,9 @@ func Summary(w io.Writer, dirs ...string) error {
 		steps, secs := math.MaxInt, 0.0
 		for _, rep := range RunDirs(dir) {
 			m, log, err := Read(rep)
+			if errors.Is(err, os.ErrNotExist) && len(reps) > 0 {
+				continue // a replica just starting: not in the table yet
+			}
 			if err != nil {
 				return err
 			}
@@ -189,6 +200,9 @@ func Summary(w io.Writer, dirs ...string) error {
 				steps = min(steps, last.Step)
 			}
 			finals, bests, accs = append(finals, final), append(bests, best), append(accs, acc)
+		}
+		if len(finals) == 0 {
+			return fmt.Errorf("%s: no replica has a log yet", dir)
 		}
 		if steps == math.MaxInt { // every replica diverged
 			steps = 0

@@ -271,3 +271,23 @@ func TestSummaryDiverged(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant it to contain %q", table.String(), want)
 	}
 }
+
+// TestReportSkipsStartingReplicas: a replica directory without its files yet (a replica just
+// starting) is left out of Chart and Summary instead of failing them.
+func TestReportSkipsStartingReplicas(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "seed-0")
+	os.MkdirAll(rep, 0o755)
+	os.WriteFile(filepath.Join(rep, MetaFile), []byte(`{"Preset": {"Model": {"Kind": "tanh", "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`), 0o644)
+	if err := WriteLog(filepath.Join(rep, LogFile), []train.Record{{Step: 1, EvalLoss: 0.5, EvalAccuracy: math.NaN(), Penalty: math.NaN()}}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "seed-1"), 0o755) // starting: no files yet
+	var table strings.Builder
+	if err := Summary(&table, dir); err != nil || !strings.Contains(table.String(), "| 0.5000 [0.5000–0.5000] |") {
+		t.Errorf("Summary: %v\n%s", err, table.String())
+	}
+	if c, err := Chart([]string{dir}, false); err != nil || len(c.Series) != 2 {
+		t.Errorf("Chart: %v, %d series", err, len(c.Series))
+	}
+}
