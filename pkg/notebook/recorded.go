@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/janpfeifer/gonb/gonbui"
-
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
@@ -26,9 +24,9 @@ func RecordedRunsDir() string {
 // ShowRecorded shows the recorded 8-seed runs names (directories under RecordedRunsDir) as
 // the figures of docs/figures draw them: the held-out loss against the iteration, median and
 // min–max band over the seeds, the baseline dashed; then their summary table (`longmemory
-// summary`). The runs are shown as they stand (they may still be training: the table gives
-// their steps); a run not recorded yet is named and left out. Outside a notebook it prints
-// the table only.
+// summary`, printed). The runs are shown as they stand (they may still be training: the
+// table gives their steps); a run not recorded yet is named and left out. Outside a notebook
+// it prints the table only.
 func ShowRecorded(title string, names ...string) error {
 	root := RecordedRunsDir()
 	if root == "" {
@@ -58,11 +56,8 @@ func ShowRecorded(title string, names ...string) error {
 	for _, name := range missing {
 		fmt.Fprintf(&table, "\n%s: not recorded yet (docs/runs/%s does not exist)\n", name, name)
 	}
-	if gonbui.IsNotebook {
-		gonbui.DisplayMarkdown(table.String())
-		gonbui.Sync()
-	} else {
-		fmt.Print(table.String())
-	}
+	// As text on stdout, not a text/markdown display: a notebook opened unrun is not trusted,
+	// and Jupyter's classic UI then shows no output area for a Markdown display at all.
+	fmt.Print(table.String())
 	return nil
 }
