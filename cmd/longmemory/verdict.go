@@ -67,6 +67,7 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 		_, _, acc := runs.HeldOut(log)
 		g.finals, g.accs = append(g.finals, final), append(g.accs, acc)
 		if math.IsInf(final, 1) {
+			g.accs[len(g.accs)-1] = 0 // a classifier that diverged gets nothing right
 			g.diverged++
 			lastDiverged = max(lastDiverged, last.Step)
 			continue
@@ -275,7 +276,11 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 				highFail = max(highFail, acc)
 			}
 			texts = append(texts, g.describe())
-			res = append(res, fmt.Sprintf("%s **%.1f%%** [%.1f–%.1f%%] held-out accuracy (loss %.4f; chance %.4f)", g.name, 100*acc, 100*slices.Min(g.accs), 100*slices.Max(g.accs), g.median, g.baseline))
+			diverged := ""
+			if g.diverged > 0 {
+				diverged = fmt.Sprintf("; %d of %d diverged, counted as 0%%", g.diverged, g.seeds)
+			}
+			res = append(res, fmt.Sprintf("%s **%.1f%%** [%.1f–%.1f%%] held-out accuracy (loss %.4f; chance %.4f%s)", g.name, 100*acc, 100*slices.Min(g.accs), 100*slices.Max(g.accs), g.median, g.baseline, diverged))
 			if horizon > g.steps {
 				short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
 				toGo = max(toGo, g.slowest/float64(g.steps)*float64(horizon-g.steps)/3600)

@@ -135,6 +135,10 @@ func TestVerdictOutperforms(t *testing.T) {
 		writeClassifier(t, filepath.Join(runs, "a", fmt.Sprintf("seed-%d", s)), 0.1, 0.5, 0.7, a)
 	}
 	writeClassifier(t, filepath.Join(runs, "b"), 0.1, 0.3, 0.6, 0.7)
+	for s, a := range []float64{0.9, 0.8} { // and a third replica that diverged: median 0.8
+		writeClassifier(t, filepath.Join(runs, "d", fmt.Sprintf("seed-%d", s)), 0.1, 0.5, 0.7, a)
+	}
+	writeRun(t, filepath.Join(runs, "d", "seed-2"), 2.3, 2, math.Inf(1))
 	writeRun(t, filepath.Join(runs, "regression"), 1, 1, 0.9, 0.8, 0.7)
 	claims := filepath.Join(t.TempDir(), "claims.tsv")
 	os.WriteFile(claims, []byte("A beats B\ta\tb\toutperforms\t4\n"+
@@ -147,6 +151,8 @@ func TestVerdictOutperforms(t *testing.T) {
 		"| **open**: the runs said to be more accurate are ahead so far; short of the horizon: a (4 of 8 steps), b (4 of 8 steps), 0 min more",
 		"| **not run** yet (c) |",
 	)
+	os.WriteFile(claims, []byte("D beats B\td\tb\toutperforms\t4\n"), 0o644)
+	verdictRows(t, runs, claims, "d **80.0%** [0.0–90.0%] held-out accuracy (loss 0.2000; chance 2.3000; 1 of 3 diverged, counted as 0%)")
 	os.WriteFile(claims, []byte("R beats B\tregression\tb\toutperforms\t4\n"), 0o644)
 	if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "regression: no held-out accuracy") {
 		t.Errorf("a regression run: exit %d, %q", code, out)
