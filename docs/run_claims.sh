@@ -138,7 +138,9 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	echo "learn is flat over the second half of its training (the median seed lost less than 5% of its loss) at its horizon"
 	echo "(the steps the claim gets: docs/claims.tsv), or one that should fail learns; **open** when a run that should learn"
 	echo "is still falling, or is flat before its horizon (the verdict gives the training time the rest would take at the"
-	echo "measured speed); **not run** when a run does not exist yet. Settings: docs/SETTINGS.md."
+	echo "measured speed); **not run** when a run does not exist yet. The pixel-MNIST claims compare the models' median"
+	echo "held-out accuracies instead (Fashion-MNIST here: the order, not the paper's numbers). A replica that diverged (its log"
+	echo "ends with held-out loss +Inf) counts with that loss, or 0% accuracy, and has ended. Settings: docs/SETTINGS.md."
 	echo
 	"$lm" verdict -runs "$out" docs/claims.tsv
 	echo
