@@ -13,7 +13,8 @@ set -euo pipefail
 source "$(dirname "$0")/runs.sh"
 # The settings in the order they were run: each to its horizon (docs/claims.tsv), the
 # quicker claims first. `STEPS=50 bash docs/run_claims.sh` gave every setting not yet run a
-# first look (speed and early loss) before the long runs.
+# first look (speed and early loss) before the long runs. Every line names its steps: a run
+# resumed without -steps ends where its recorded settings end (the first look's 50).
 # Henaff et al. §4, Fig. 3: the LT-IRNN learns adding, the LT-ORNN does not (T = 100).
 claim henaff-adding-T100-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50
 claim henaff-adding-T100-lt-ornn -preset henaff/adding-T400/lt-ornn-128 -T 100 -steps 5000 -eval-every 50
@@ -43,41 +44,41 @@ claim henaff-varcopy-T100-lt-irnn      -preset henaff/varcopy-T100/lt-irnn-80   
 claim henaff-varcopy-T100-lstm         -preset henaff/varcopy-T100/lstm-80         -steps 5000 -eval-every 100
 claim henaff-varcopy-T100-lt-ornn-pool -preset henaff/varcopy-T100/lt-ornn-80-pool -steps 5000 -eval-every 100
 # Arjovsky et al. §4.1, Fig. 1 at T = 200 (the tanh RNN stopped at ~470 steps, then resumed).
-claim arjovsky-copy-T200-urnn -preset arjovsky/copy-T200/urnn-128         -eval-every 50
-claim arjovsky-copy-T200-lstm -preset arjovsky/copy-T200/lstm-peephole-40 -eval-every 50
-claim arjovsky-copy-T200-tanh -preset arjovsky/copy-T200/tanh-80          -eval-every 50
+claim arjovsky-copy-T200-urnn -preset arjovsky/copy-T200/urnn-128         -steps 3000 -eval-every 50
+claim arjovsky-copy-T200-lstm -preset arjovsky/copy-T200/lstm-peephole-40 -steps 3000 -eval-every 50
+claim arjovsky-copy-T200-tanh -preset arjovsky/copy-T200/tanh-80          -steps 3000 -eval-every 50
 # Henaff et al. §4, Fig. 2 at the paper's T = 500, to the presets' 5000 steps.
-claim henaff-copy-T500-lt-ornn -preset henaff/copy-T500/lt-ornn-80 -eval-every 100
-claim henaff-copy-T500-lt-irnn -preset henaff/copy-T500/lt-irnn-80 -eval-every 100
+claim henaff-copy-T500-lt-ornn -preset henaff/copy-T500/lt-ornn-80 -steps 5000 -eval-every 100
+claim henaff-copy-T500-lt-irnn -preset henaff/copy-T500/lt-irnn-80 -steps 5000 -eval-every 100
 # Arjovsky et al. §4.1, Fig. 1 at T = 300 and 500, to the presets' 3000 steps.
 for T in 300 500; do
-	claim arjovsky-copy-T$T-tanh -preset arjovsky/copy-T$T/tanh-80          -eval-every 50
-	claim arjovsky-copy-T$T-lstm -preset arjovsky/copy-T$T/lstm-peephole-40 -eval-every 50
-	claim arjovsky-copy-T$T-urnn -preset arjovsky/copy-T$T/urnn-128         -eval-every 50
+	claim arjovsky-copy-T$T-tanh -preset arjovsky/copy-T$T/tanh-80          -steps 3000 -eval-every 50
+	claim arjovsky-copy-T$T-lstm -preset arjovsky/copy-T$T/lstm-peephole-40 -steps 3000 -eval-every 50
+	claim arjovsky-copy-T$T-urnn -preset arjovsky/copy-T$T/urnn-128         -steps 3000 -eval-every 50
 done
 # Henaff et al. §4, Fig. 3 at the paper's T = 400 and 750, and Fig. 4 (the LT-ORNN with pooling)
 # at T = 500 and 400, to the presets' 5000 steps.
-claim henaff-adding-T400-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -eval-every 100
-claim henaff-adding-T400-lt-ornn -preset henaff/adding-T400/lt-ornn-128 -eval-every 100
-claim henaff-adding-T400-lstm    -preset henaff/adding-T400/lstm-128    -eval-every 100
-claim henaff-copy-T500-lt-ornn-pool   -preset henaff/copy-T500/lt-ornn-80-pool    -eval-every 100
-claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -eval-every 100
+claim henaff-adding-T400-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -steps 5000 -eval-every 100
+claim henaff-adding-T400-lt-ornn -preset henaff/adding-T400/lt-ornn-128 -steps 5000 -eval-every 100
+claim henaff-adding-T400-lstm    -preset henaff/adding-T400/lstm-128    -steps 5000 -eval-every 100
+claim henaff-copy-T500-lt-ornn-pool   -preset henaff/copy-T500/lt-ornn-80-pool    -steps 5000 -eval-every 100
+claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -steps 5000 -eval-every 100
 # Arjovsky et al. §4.2, Fig. 2: adding at T = 100 … 750, to the presets' 10 000 steps (the
 # uRNN 512 runs are the longest of all: hours to days here).
 for T in 100 200 400 750; do
-	claim arjovsky-adding-T$T-irnn -preset arjovsky/adding-T$T/irnn-128          -eval-every 100
-	[ $T = 750 ] || claim arjovsky-adding-T$T-tanh -preset arjovsky/adding-T$T/tanh-128 -eval-every 100
-	claim arjovsky-adding-T$T-lstm -preset arjovsky/adding-T$T/lstm-peephole-128 -eval-every 100
-	claim arjovsky-adding-T$T-urnn -preset arjovsky/adding-T$T/urnn-512          -eval-every 100
+	claim arjovsky-adding-T$T-irnn -preset arjovsky/adding-T$T/irnn-128          -steps 10000 -eval-every 100
+	[ $T = 750 ] || claim arjovsky-adding-T$T-tanh -preset arjovsky/adding-T$T/tanh-128 -steps 10000 -eval-every 100
+	claim arjovsky-adding-T$T-lstm -preset arjovsky/adding-T$T/lstm-peephole-128 -steps 10000 -eval-every 100
+	claim arjovsky-adding-T$T-urnn -preset arjovsky/adding-T$T/urnn-512          -steps 10000 -eval-every 100
 done
 # Henaff et al. §4 at T = 750 and 2000 (Fig. 2, 3 and 4).
-claim henaff-adding-T750-lt-irnn -preset henaff/adding-T750/lt-irnn-128 -eval-every 100
-claim henaff-adding-T750-lt-ornn -preset henaff/adding-T750/lt-ornn-128 -eval-every 100
-claim henaff-adding-T750-lstm    -preset henaff/adding-T750/lstm-128    -eval-every 100
-claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -eval-every 100
-claim henaff-copy-T2000-lt-ornn      -preset henaff/copy-T2000/lt-ornn-80      -eval-every 100
-claim henaff-copy-T2000-lt-irnn      -preset henaff/copy-T2000/lt-irnn-80      -eval-every 100
-claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -eval-every 100
+claim henaff-adding-T750-lt-irnn -preset henaff/adding-T750/lt-irnn-128 -steps 5000 -eval-every 100
+claim henaff-adding-T750-lt-ornn -preset henaff/adding-T750/lt-ornn-128 -steps 5000 -eval-every 100
+claim henaff-adding-T750-lstm    -preset henaff/adding-T750/lstm-128    -steps 5000 -eval-every 100
+claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 5000 -eval-every 100
+claim henaff-copy-T2000-lt-ornn      -preset henaff/copy-T2000/lt-ornn-80      -steps 5000 -eval-every 100
+claim henaff-copy-T2000-lt-irnn      -preset henaff/copy-T2000/lt-irnn-80      -steps 5000 -eval-every 100
+claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -steps 5000 -eval-every 100
 # Arjovsky et al. §4.3: pixel-by-pixel Fashion-MNIST, plain and permuted, at the papers' sizes,
 # one epoch (3000 steps of 20 images; the presets' budget is 20 000).
 for task in mnist pmnist; do

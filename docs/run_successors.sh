@@ -18,10 +18,10 @@ source "$(dirname "$0")/runs.sh"
 copy=(fc-urnn-61 exprnn-93 scornn-93 scrn-61 esn-128)
 adding=(fc-urnn-86 exprnn-125 scornn-125 scrn-80 esn-512)
 for m in "${copy[@]}"; do
-	claim "successors-copy-T500-$m" -preset "successors/copy-T500/$m" -eval-every 50
+	claim "successors-copy-T500-$m" -preset "successors/copy-T500/$m" -steps 3000 -eval-every 50
 done
 for m in "${adding[@]}"; do
-	claim "successors-adding-T400-$m" -preset "successors/adding-T400/$m" -eval-every 100
+	claim "successors-adding-T400-$m" -preset "successors/adding-T400/$m" -steps 10000 -eval-every 100
 done
 copyRuns=(arjovsky-copy-T500-urnn "${copy[@]/#/successors-copy-T500-}" arjovsky-copy-T500-lstm)
 addingRuns=(arjovsky-adding-T400-urnn "${adding[@]/#/successors-adding-T400-}" arjovsky-adding-T400-lstm)
