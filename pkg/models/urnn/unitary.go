@@ -121,8 +121,8 @@ func (u *unitary) apply(h *Node) *Node {
 // stage B, and R2 is applied last as R_{D3 v2}. Every DotGeneral has the states on the
 // left with the data batch right after the batch axis, and every layout change is a
 // transpose of two blocks of axes (see input): 4 DotGenerals, 6 such transposes, a
-// Gather and the two rank-2 reflections (4 small matmuls) per step, none of them
-// element-by-element generic transposes, forward or backward.
+// Gather and the two rank-2 reflections (4 small matmuls) per step; the only transpose the
+// backend still walks pair by pair is stageBDiag's (see the note above input in dft.go).
 func (u *unitary) fourStep(h *Node) *Node {
 	fs, n := u.fs, u.n
 	batch := h.Shape().Dim(0)
