@@ -56,29 +56,29 @@ for T in 300 500; do
 	claim arjovsky-copy-T$T-lstm -preset arjovsky/copy-T$T/lstm-peephole-40 -steps 3000 -eval-every 50
 	claim arjovsky-copy-T$T-urnn -preset arjovsky/copy-T$T/urnn-128         -steps 3000 -eval-every 50
 done
-# Henaff et al. §4, Fig. 3 at the paper's T = 400 and 750, and Fig. 4 (the LT-ORNN with pooling)
-# at T = 500 and 400, to the presets' 5000 steps.
+# The claims whose horizon takes at most 3 hours here (the first looks' speeds), quickest first:
+# Henaff et al. §4.3, Fig. 4 (the LT-ORNN with pooling) and Fig. 2 at T = 2000, to 5000 steps.
+claim henaff-copy-T500-lt-ornn-pool   -preset henaff/copy-T500/lt-ornn-80-pool    -steps 5000 -eval-every 100
+claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 5000 -eval-every 100
+claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -steps 5000 -eval-every 100
+claim henaff-copy-T2000-lt-ornn      -preset henaff/copy-T2000/lt-ornn-80      -steps 5000 -eval-every 100
+claim henaff-copy-T2000-lt-irnn      -preset henaff/copy-T2000/lt-irnn-80      -steps 5000 -eval-every 100
+claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -steps 5000 -eval-every 100
+# The claims that take longer (hours to days here): Henaff et al. §4, Fig. 3 at the paper's
+# T = 400 and 750, to 5000 steps; Arjovsky et al. §4.2, Fig. 2: adding at T = 100 … 750, to the
+# presets' 10 000 steps (the uRNN 512 runs are the longest of all).
 claim henaff-adding-T400-lt-irnn -preset henaff/adding-T400/lt-irnn-128 -steps 5000 -eval-every 100
 claim henaff-adding-T400-lt-ornn -preset henaff/adding-T400/lt-ornn-128 -steps 5000 -eval-every 100
 claim henaff-adding-T400-lstm    -preset henaff/adding-T400/lstm-128    -steps 5000 -eval-every 100
-claim henaff-copy-T500-lt-ornn-pool   -preset henaff/copy-T500/lt-ornn-80-pool    -steps 5000 -eval-every 100
-claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -steps 5000 -eval-every 100
-# Arjovsky et al. §4.2, Fig. 2: adding at T = 100 … 750, to the presets' 10 000 steps (the
-# uRNN 512 runs are the longest of all: hours to days here).
+claim henaff-adding-T750-lt-irnn -preset henaff/adding-T750/lt-irnn-128 -steps 5000 -eval-every 100
+claim henaff-adding-T750-lt-ornn -preset henaff/adding-T750/lt-ornn-128 -steps 5000 -eval-every 100
+claim henaff-adding-T750-lstm    -preset henaff/adding-T750/lstm-128    -steps 5000 -eval-every 100
 for T in 100 200 400 750; do
 	claim arjovsky-adding-T$T-irnn -preset arjovsky/adding-T$T/irnn-128          -steps 10000 -eval-every 100
 	[ $T = 750 ] || claim arjovsky-adding-T$T-tanh -preset arjovsky/adding-T$T/tanh-128 -steps 10000 -eval-every 100
 	claim arjovsky-adding-T$T-lstm -preset arjovsky/adding-T$T/lstm-peephole-128 -steps 10000 -eval-every 100
 	claim arjovsky-adding-T$T-urnn -preset arjovsky/adding-T$T/urnn-512          -steps 10000 -eval-every 100
 done
-# Henaff et al. §4 at T = 750 and 2000 (Fig. 2, 3 and 4).
-claim henaff-adding-T750-lt-irnn -preset henaff/adding-T750/lt-irnn-128 -steps 5000 -eval-every 100
-claim henaff-adding-T750-lt-ornn -preset henaff/adding-T750/lt-ornn-128 -steps 5000 -eval-every 100
-claim henaff-adding-T750-lstm    -preset henaff/adding-T750/lstm-128    -steps 5000 -eval-every 100
-claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 5000 -eval-every 100
-claim henaff-copy-T2000-lt-ornn      -preset henaff/copy-T2000/lt-ornn-80      -steps 5000 -eval-every 100
-claim henaff-copy-T2000-lt-irnn      -preset henaff/copy-T2000/lt-irnn-80      -steps 5000 -eval-every 100
-claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -steps 5000 -eval-every 100
 # Arjovsky et al. §4.3: pixel-by-pixel Fashion-MNIST, plain and permuted, at the papers' sizes,
 # one epoch (3000 steps of 20 images; the presets' budget is 20 000).
 for task in mnist pmnist; do
