@@ -41,6 +41,13 @@ const (
 // 0.63–0.80× (uRNN 128), 0.74–0.85× (LT-ORNN 80) and 0.61–0.82× (tanh RNN 80) of the time of
 // 8 runs in turn at copy T = 100 (two bench runs), 2 at once 0.71–0.94×; 8 uRNN 128 at T =
 // 2000 peaked at 755 MiB.
+//
+// One graph with a leading replica axis was measured too and is slower than runs in turn
+// (train.BenchmarkReplicaLayouts). At once, the replicas can gain at most what a single run
+// leaves of the two cores: measured with cmd/bench -one (copy T = 100, taskset), a run on one
+// core takes 1.55× (LT-ORNN 80), 1.56× (uRNN 128), 1.24× (LSTM 40), 1.46× (tanh 80) its time on
+// two, so 8 at once need at least half that, 0.78×, 0.78×, 0.62×, 0.73× of 8 in turn, unless
+// the replicas interleave better than one run alone.
 const MaxAtOnce = 8
 
 // AtOnce is how many of n replicas train at once by default: all of them, up to MaxAtOnce.
