@@ -33,11 +33,14 @@ fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${addingR
 	echo "Written by \`bash docs/run_successors.sh\` from the run directories under \`$out\` (\`longmemory summary\`);"
 	echo "notebook 11 explains the models and runs them at small sizes. Settings: docs/SETTINGS.md, \"After the uRNN\"."
 	echo
-	echo "## Which solve which task within the uRNN's budget of steps"
+	echo "## Which solve which task within the same budget of steps, and of seconds"
 	echo
 	echo "\`longmemory verdict docs/successors.tsv\`: **reproduced** means the model solves the task (median final held-out loss"
-	echo "over 8 seeds below a tenth of the baseline) within the budget; **not reproduced**, that it is flat above it at the budget;"
-	echo "**open**, that it is still falling or short of the budget (with the hours the rest would take); **not run**, no run yet."
+	echo "over 8 seeds below a tenth of the baseline) within the budget; **not reproduced**, that it is flat above it at the budget"
+	echo "(or, for a budget of seconds, has not solved it when the budget is spent); **open**, that it is still falling or short of"
+	echo "the budget (with the hours the rest would take); **not run**, no run yet. The budget of seconds is training time with"
+	echo "a run's 8 replicas at once on this machine (2 cores): each run gets the steps it buys at its own measured speed (the"
+	echo "median seconds a step, pauses left out), 480 s on copy and 1500 s on adding (docs/successors.tsv says why)."
 	echo
 	"$lm" verdict -runs "$out" docs/successors.tsv
 	echo

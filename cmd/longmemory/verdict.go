@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // verdictTolerance is the relative margin around the baseline within which a loss counts as
@@ -25,6 +26,8 @@ type groupResult struct {
 	seeds, steps   int
 	seconds        float64   // the replicas' training times added
 	slowest        float64   // the longest training time of a replica: the run's wall time when its replicas train at once (train -seeds' default)
+	stepSeconds    float64   // the slowest replica's time per step (runs.StepSeconds: pauses left out), its replicas at once
+	budgetSteps    int       // with a budget of seconds: the steps it buys at stepSeconds, where the logs were cut
 	finals         []float64 // last held-out loss of each replica
 	baseline       float64
 	status         string // "learns", "still falling" or "flat"
@@ -40,31 +43,52 @@ type groupResult struct {
 // of training, else "flat". A replica whose log ends in a divergence (held-out loss +Inf:
 // train.Record) counts with a final loss of +Inf and is done: its steps do not hold the
 // run short of its horizon. A replica with no held-out loss yet is left out (named).
-func readGroup(dir string, threshold func(baseline float64) float64) (groupResult, error) {
-	reps := runs.RunDirs(dir)
+//
+// With budget > 0 (seconds of training) every replica's log is first cut after the steps
+// that budget buys at the run's speed (the slowest replica's runs.StepSeconds, its replicas
+// trained at once), so that runs of different models compare at equal training time.
+func readGroup(dir string, threshold func(baseline float64) float64, budget float64) (groupResult, error) {
 	g := groupResult{name: filepath.Base(dir), steps: math.MaxInt}
-	var drops []float64
-	lastDiverged := 0
-	for _, rep := range reps {
+	type replica struct {
+		name string
+		meta runs.Meta
+		log  []train.Record // nil for a replica just starting: no run.json or log.csv yet
+	}
+	var reps []replica
+	for _, rep := range runs.RunDirs(dir) {
 		meta, log, err := runs.Read(rep)
-		if errors.Is(err, os.ErrNotExist) { // a replica just starting: no run.json or log.csv yet
-			g.unscored = append(g.unscored, filepath.Base(rep))
-			continue
-		}
-		if err != nil {
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return g, err
 		}
-		steps, loss := runs.LossCurve(log, false)
+		reps = append(reps, replica{filepath.Base(rep), meta, log})
+		if s := runs.StepSeconds(log); !math.IsNaN(s) {
+			g.stepSeconds = max(g.stepSeconds, s)
+		}
+	}
+	if budget > 0 && g.stepSeconds > 0 {
+		g.budgetSteps = max(1, int(budget/g.stepSeconds))
+		for i, r := range reps {
+			n := 0
+			for n < len(r.log) && r.log[n].Step <= g.budgetSteps {
+				n++
+			}
+			reps[i].log = r.log[:n]
+		}
+	}
+	var drops []float64
+	lastDiverged := 0
+	for _, r := range reps {
+		steps, loss := runs.LossCurve(r.log, false)
 		if len(loss) == 0 {
-			g.unscored = append(g.unscored, filepath.Base(rep))
+			g.unscored = append(g.unscored, r.name)
 			continue
 		}
 		g.seeds++
-		g.baseline = meta.Baseline
-		last := log[len(log)-1]
+		g.baseline = r.meta.Baseline
+		last := r.log[len(r.log)-1]
 		g.seconds, g.slowest = g.seconds+last.Seconds, max(g.slowest, last.Seconds)
 		final := loss[len(loss)-1]
-		_, _, acc := runs.HeldOut(log)
+		_, _, acc := runs.HeldOut(r.log)
 		g.finals, g.accs = append(g.finals, final), append(g.accs, acc)
 		if math.IsInf(final, 1) {
 			g.accs[len(g.accs)-1] = 0 // a classifier that diverged gets nothing right
@@ -99,6 +123,15 @@ func readGroup(dir string, threshold func(baseline float64) float64) (groupResul
 	return g, nil
 }
 
+// hoursTo returns the training time, in hours, g needs from its steps to horizon at its
+// measured speed (its replicas at once); 0 when it is there.
+func (g groupResult) hoursTo(horizon int) float64 {
+	if horizon <= g.steps || g.stepSeconds <= 0 {
+		return 0
+	}
+	return g.stepSeconds * float64(horizon-g.steps) / 3600
+}
+
 // statusText is g.status with the replicas that diverged, if any.
 func (g groupResult) statusText() string {
 	if g.diverged > 0 {
@@ -110,6 +143,9 @@ func (g groupResult) statusText() string {
 // describe says what g is made of, for the runs column.
 func (g groupResult) describe() string {
 	text := fmt.Sprintf("%s: %d seeds × %d steps, %.0f s of training for the slowest replica (%.0f s the replicas' times added)", g.name, g.seeds, g.steps, g.slowest, g.seconds)
+	if g.budgetSteps > 0 {
+		text += fmt.Sprintf("; the budget buys %d steps at %.2f s a step", g.budgetSteps, g.stepSeconds)
+	}
 	if len(g.unscored) > 0 {
 		text += fmt.Sprintf("; not yet scored, left out: %s", strings.Join(g.unscored, ", "))
 	}
@@ -124,7 +160,10 @@ func (g groupResult) describe() string {
 // statement is the paper's claim, quoted; learn-dirs and fail-dirs are comma-separated run
 // directories (relative to -runs) of the models the paper says learn and do not; criterion
 // is "baseline" (learning means ending below the baseline) or "solved" (below a tenth of it);
-// horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them).
+// horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them),
+// or a budget of seconds of training written with an s ("1500s"): each run is then judged at the steps that budget buys at
+// its own speed (readGroup), and a run that should learn and has not when the budget is spent does not reproduce the claim.
+// The hours a run still needs are at its measured speed (runs.StepSeconds of its slowest replica, its replicas at once).
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (its median replica lost less than 5% of its loss over the second half
 // of training) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
@@ -160,13 +199,17 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		if len(cols) != 4 && len(cols) != 5 {
 			return fmt.Errorf("verdict: %s:%d: %d tab-separated fields, want 4 or 5 (statement, learn-dirs, fail-dirs, criterion[, horizon])", fs.Arg(0), line, len(cols))
 		}
-		horizon := 0
+		horizon, budget := 0, 0.0 // steps, or seconds of training
 		if len(cols) == 5 {
-			if _, err := fmt.Sscan(cols[4], &horizon); err != nil || horizon < 1 {
-				return fmt.Errorf("verdict: %s:%d: horizon %q, want a number of steps >= 1", fs.Arg(0), line, cols[4])
+			var err error
+			if horizon, budget, err = parseHorizon(cols[4]); err != nil {
+				return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 			}
 		}
 		if cols[3] == "outperforms" {
+			if budget > 0 {
+				return fmt.Errorf("verdict: %s:%d: horizon %q: criterion outperforms takes a number of steps", fs.Arg(0), line, cols[4])
+			}
 			runsText, results, verdict, err := outperforms(*runs, cols[1], cols[2], horizon)
 			if err != nil {
 				return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
@@ -197,9 +240,12 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					missing = append(missing, name)
 					continue
 				}
-				g, err := readGroup(dir, threshold)
+				g, err := readGroup(dir, threshold, budget)
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
+				}
+				if budget > 0 {
+					horizon = max(horizon, g.budgetSteps)
 				}
 				runsText = append(runsText, g.describe())
 				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.statusText(), g.baseline))
@@ -213,10 +259,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				case learn && g.status != "learns":
 					reproduced = false
 					falling = max(falling, g.steps)
-					if horizon > g.steps && g.steps > 0 {
-						perStep := g.slowest / float64(g.steps) // the replicas at once, as train -seeds runs them
-						toGo = max(toGo, perStep*float64(horizon-g.steps)/3600)
-					}
+					toGo = max(toGo, g.hoursTo(horizon))
 				}
 			}
 		}
@@ -224,6 +267,10 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		switch {
 		case falling == 0 && len(unfinished) > 0:
 			verdict = "**open**: runs that should not learn have not reached their horizon: " + strings.Join(unfinished, ", ")
+		case budget > 0 && horizon > falling:
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the budget of %.0f s buys %d steps at its speed, %s more of training here (its replicas trained at once, at the speed of its slowest replica)", falling, budget, horizon, hours(toGo))
+		case budget > 0:
+			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s (%d steps at its speed): still falling", budget, horizon)
 		case horizon > falling:
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (its replicas trained at once, at the speed of its slowest replica so far)", falling, horizon, hours(toGo))
 		case horizon > 0:
@@ -262,7 +309,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 				missing = append(missing, name)
 				continue
 			}
-			g, err := readGroup(dir, func(b float64) float64 { return b })
+			g, err := readGroup(dir, func(b float64) float64 { return b }, 0)
 			if err != nil {
 				return "", "", "", err
 			}
@@ -283,7 +330,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			res = append(res, fmt.Sprintf("%s **%.1f%%** [%.1f–%.1f%%] held-out accuracy (loss %.4f; chance %.4f%s)", g.name, 100*acc, 100*slices.Min(g.accs), 100*slices.Max(g.accs), g.median, g.baseline, diverged))
 			if horizon > g.steps {
 				short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
-				toGo = max(toGo, g.slowest/float64(g.steps)*float64(horizon-g.steps)/3600)
+				toGo = max(toGo, g.hoursTo(horizon))
 			}
 		}
 	}
@@ -303,6 +350,21 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 		verdict = "**not reproduced** at these lengths"
 	}
 	return strings.Join(texts, "; "), strings.Join(res, "; "), verdict, nil
+}
+
+// parseHorizon reads a claims file's horizon: a number of steps ("3000"), or seconds of
+// training ("1800s"), each run's replicas at once: a budget that runs of different speeds share.
+func parseHorizon(text string) (steps int, seconds float64, err error) {
+	if num, ok := strings.CutSuffix(text, "s"); ok {
+		if _, err := fmt.Sscan(num, &seconds); err != nil || !(seconds > 0) || math.IsInf(seconds, 0) {
+			return 0, 0, fmt.Errorf("horizon %q, want a number of steps >= 1 or of seconds > 0 followed by s", text)
+		}
+		return 0, seconds, nil
+	}
+	if _, err := fmt.Sscan(text, &steps); err != nil || steps < 1 || fmt.Sprint(steps) != text {
+		return 0, 0, fmt.Errorf("horizon %q, want a number of steps >= 1 or of seconds > 0 followed by s", text)
+	}
+	return steps, 0, nil
 }
 
 // hours writes a training time given in hours: in minutes below one hour.

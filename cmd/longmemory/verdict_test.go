@@ -188,3 +188,48 @@ func TestVerdictDiverged(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictSecondsBudget: a horizon in seconds ("6s") cuts each run's logs after the steps
+// that budget buys at the run's own speed (the median seconds a step, so that a pause in the
+// log does not count), so that models of different speeds compare at equal training time.
+func TestVerdictSecondsBudget(t *testing.T) {
+	runs := t.TempDir()
+	timed := func(dir string, perStep float64, pauseAfter int, losses ...float64) {
+		writeRun(t, dir, 1)
+		log := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n"
+		sec := 0.0
+		for i, l := range losses {
+			if sec += perStep; i == pauseAfter {
+				sec += 1000 // the process was stopped for a while
+			}
+			log += fmt.Sprintf("%d,1,1,%g,NaN,%g\n", i+1, l, sec)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "log.csv"), []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	timed(filepath.Join(runs, "fast"), 1, 3, 1, 0.5, 0.05, 0.01, 0.01, 0.01) // solves at step 4, 4 s
+	timed(filepath.Join(runs, "slow"), 3, -1, 1, 0.5, 0.05, 0.01)            // solves at step 4, 12 s
+	timed(filepath.Join(runs, "short"), 3, -1, 1, 0.5)                       // 2 steps so far
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	os.WriteFile(claims, []byte("fast within 6 s\tfast\t\tsolved\t6s\n"+
+		"slow within 6 s\tslow\t\tsolved\t6s\n"+
+		"short within 30 s\tshort\t\tsolved\t30s\n"+
+		"slow within 12 s\tslow\t\tsolved\t12s\n"), 0o644)
+	verdictRows(t, runs, claims,
+		"the budget buys 6 steps at 1.00 s a step | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+		"slow: 1 seeds × 2 steps, 6 s of training for the slowest replica (6 s the replicas' times added); the budget buys 2 steps at 3.00 s a step | slow **0.5000** [0.5000–0.5000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 6 s (2 steps at its speed): still falling |",
+		"| **open**: a run that should learn has not yet after 2 steps; the budget of 30 s buys 10 steps at its speed, 0 min more of training here",
+		"the budget buys 4 steps at 3.00 s a step | slow **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+	)
+	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5"} {
+		os.WriteFile(claims, []byte("C\tfast\t\tsolved\t"+h+"\n"), 0o644)
+		if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "horizon \""+h+"\", want a number of steps >= 1 or of seconds > 0 followed by s") {
+			t.Errorf("horizon %s: exit %d, %q", h, code, out)
+		}
+	}
+	os.WriteFile(claims, []byte("C\tfast\tslow\toutperforms\t6s\n"), 0o644)
+	if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "criterion outperforms takes a number of steps") {
+		t.Errorf("outperforms with a budget of seconds: exit %d, %q", code, out)
+	}
+}

@@ -223,3 +223,18 @@ func Summary(w io.Writer, dirs ...string) error {
 	}
 	return nil
 }
+
+// StepSeconds returns a replica's training time per step: the median over its log's
+// consecutive records of the seconds between them divided by the steps between them. The
+// median leaves out what the log's seconds column also counts but training did not spend:
+// the compilation after a resume, a process stopped for a while (SIGSTOP) or a held-out
+// evaluation. NaN when the log holds fewer than two records.
+func StepSeconds(log []train.Record) float64 {
+	var per []float64
+	for i := 1; i < len(log); i++ {
+		if d := log[i].Step - log[i-1].Step; d > 0 {
+			per = append(per, (log[i].Seconds-log[i-1].Seconds)/float64(d))
+		}
+	}
+	return Median(per)
+}

@@ -291,3 +291,15 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 		t.Errorf("Chart: %v, %d series", err, len(c.Series))
 	}
 }
+
+// TestStepSeconds: the median seconds a step over a log's consecutive records, so that a
+// pause (or a compilation after a resume) in the seconds column does not count.
+func TestStepSeconds(t *testing.T) {
+	log := []train.Record{{Step: 1, Seconds: 2}, {Step: 2, Seconds: 2.5}, {Step: 4, Seconds: 3.5}, {Step: 5, Seconds: 903.5}, {Step: 6, Seconds: 904}}
+	if got := StepSeconds(log); got != 0.5 {
+		t.Errorf("StepSeconds = %g, want 0.5", got)
+	}
+	if got := StepSeconds(log[:1]); !math.IsNaN(got) {
+		t.Errorf("StepSeconds of one record = %g, want NaN", got)
+	}
+}
