@@ -26,7 +26,7 @@ type groupResult struct {
 	seeds, steps   int
 	seconds        float64   // the replicas' training times added
 	slowest        float64   // the longest training time of a replica: the run's wall time when its replicas train at once (train -seeds' default)
-	stepSeconds    float64   // the slowest replica's time per step (runs.StepSeconds: pauses left out), its replicas at once
+	stepSeconds    float64   // the run's time per step: the median over its replicas of runs.StepSeconds (pauses left out), its replicas at once
 	budgetSteps    int       // with a budget of seconds: the steps it buys at stepSeconds, where the logs were cut
 	finals         []float64 // last held-out loss of each replica
 	baseline       float64
@@ -45,8 +45,9 @@ type groupResult struct {
 // run short of its horizon. A replica with no held-out loss yet is left out (named).
 //
 // With budget > 0 (seconds of training) every replica's log is first cut after the steps
-// that budget buys at the run's speed (the slowest replica's runs.StepSeconds, its replicas
-// trained at once), so that runs of different models compare at equal training time.
+// that budget buys at the run's speed (the median over its replicas of runs.StepSeconds, its
+// replicas trained at once; the median, as a replica that diverged early logs a few steps
+// of another pace), so that runs of different models compare at equal training time.
 func readGroup(dir string, threshold func(baseline float64) float64, budget float64) (groupResult, error) {
 	g := groupResult{name: filepath.Base(dir), steps: math.MaxInt}
 	type replica struct {
@@ -55,15 +56,17 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 		log  []train.Record // nil for a replica just starting: no run.json or log.csv yet
 	}
 	var reps []replica
+	var speeds []float64
 	for _, rep := range runs.RunDirs(dir) {
 		meta, log, err := runs.Read(rep)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return g, err
 		}
 		reps = append(reps, replica{filepath.Base(rep), meta, log})
-		if s := runs.StepSeconds(log); !math.IsNaN(s) {
-			g.stepSeconds = max(g.stepSeconds, s)
-		}
+		speeds = append(speeds, runs.StepSeconds(log))
+	}
+	if g.stepSeconds = runs.Median(speeds); math.IsNaN(g.stepSeconds) {
+		g.stepSeconds = 0
 	}
 	if budget > 0 && g.stepSeconds > 0 {
 		g.budgetSteps = max(1, int(budget/g.stepSeconds))
@@ -163,7 +166,7 @@ func (g groupResult) describe() string {
 // horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them),
 // or a budget of seconds of training written with an s ("1500s"): each run is then judged at the steps that budget buys at
 // its own speed (readGroup), and a run that should learn and has not when the budget is spent does not reproduce the claim.
-// The hours a run still needs are at its measured speed (runs.StepSeconds of its slowest replica, its replicas at once).
+// The hours a run still needs are at its measured speed (the median of its replicas' runs.StepSeconds, its replicas at once).
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (its median replica lost less than 5% of its loss over the second half
 // of training) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
@@ -268,11 +271,11 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		case falling == 0 && len(unfinished) > 0:
 			verdict = "**open**: runs that should not learn have not reached their horizon: " + strings.Join(unfinished, ", ")
 		case budget > 0 && horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the budget of %.0f s buys %d steps at its speed, %s more of training here (its replicas trained at once, at the speed of its slowest replica)", falling, budget, horizon, hours(toGo))
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the budget of %.0f s buys %d steps at its speed, %s more of training here (its replicas trained at once, at their median speed)", falling, budget, horizon, hours(toGo))
 		case budget > 0:
 			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s (%d steps at its speed): still falling", budget, horizon)
 		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (its replicas trained at once, at the speed of its slowest replica so far)", falling, horizon, hours(toGo))
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (its replicas trained at once, at their median speed so far)", falling, horizon, hours(toGo))
 		case horizon > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
 		}

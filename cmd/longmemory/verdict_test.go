@@ -91,7 +91,7 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("hours to the horizon: %q, want 2.0 h", out)
 	}
 	// Replicas train at once (train -seeds' default): the hours to the horizon are those of the
-	// slowest replica, not the replicas' times added (3 replicas of 1 s a step: 2 h, not 6).
+	// replicas' median speed, not their times added (3 replicas of 1 s a step: 2 h, not 6).
 	for s := range 3 {
 		writeRun(t, filepath.Join(runs, "falling3", fmt.Sprintf("seed-%d", s)), 1, 3, 2, 1.6, 1.2)
 	}
