@@ -64,6 +64,7 @@ claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-poo
 claim henaff-copy-T2000-lt-ornn      -preset henaff/copy-T2000/lt-ornn-80      -steps 5000 -eval-every 100
 claim henaff-copy-T2000-lt-irnn      -preset henaff/copy-T2000/lt-irnn-80      -steps 5000 -eval-every 100
 claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -steps 5000 -eval-every 100
+quick_end
 # The claims that take longer (hours to days here): Henaff et al. §4, Fig. 3 at the paper's
 # T = 400 and 750, to 5000 steps; Arjovsky et al. §4.2, Fig. 2: adding at T = 100 … 750, to the
 # presets' 10 000 steps (the uRNN 512 runs are the longest of all).

@@ -20,6 +20,7 @@ adding=(fc-urnn-86 exprnn-125 scornn-125 scrn-80 esn-512)
 for m in "${copy[@]}"; do
 	claim "successors-copy-T500-$m" -preset "successors/copy-T500/$m" -steps 3000 -eval-every 50
 done
+quick_end # adding T = 400 takes hours per model
 for m in "${adding[@]}"; do
 	claim "successors-adding-T400-$m" -preset "successors/adding-T400/$m" -steps 10000 -eval-every 100
 done

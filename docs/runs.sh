@@ -5,6 +5,7 @@
 #   REPORT=1 bash docs/run_….sh      trains nothing: redraws the figures and rewrites the report
 #                                    from the run directories as they are (a figure whose runs
 #                                    do not all exist yet is left out)
+#   QUICK=1 bash docs/run_….sh       trains the settings before the script's quick_end line only
 #   STEPS=N bash docs/run_….sh       a first look: starts every setting that has no run yet with
 #                                    N steps only (settings already run are left alone); run
 #                                    again without STEPS to continue each to its horizon
@@ -56,4 +57,8 @@ splice() { # file, name, then a command: its output replaces the lines between t
 	' "$file" > "$table.md"
 	mv "$table.md" "$file"
 	rm -f "$table"
+}
+quick_end() { # QUICK=1 bash docs/run_….sh stops training here: the settings after this line take
+	# hours each, and a queue runs the quick part of every script before the long ones
+	if [ -n "${QUICK:-}" ] && [ -z "${REPORT:-}" ]; then exit 0; fi
 }

@@ -35,6 +35,37 @@ type Model struct {
 	Hidden int
 	// Pooling adds the l2-pooled decoder to an LT-RNN (Henaff et al. §2.3).
 	Pooling bool
+	// Init names an initialisation other than the model's default, for the ablations of
+	// docs/SETTINGS.md: "" (the default), InitHenaff or InitCode (Inits says which kinds take which).
+	Init string
+}
+
+// String names the model as tables and legends show it: kind and size, then "pool" and the
+// initialisation when set ("lt-ornn 80 pool", "lstm 128 init henaff").
+func (m Model) String() string {
+	s := fmt.Sprintf("%s %d", m.Kind, m.Hidden)
+	if m.Pooling {
+		s += " pool"
+	}
+	if m.Init != "" {
+		s += " init " + m.Init
+	}
+	return s
+}
+
+// The initialisations Model.Init names.
+const (
+	// InitHenaff draws the matrices from a Gaussian of variance 1/√n, n their fan-in: Henaff et
+	// al. §4.1 read literally (ltrnn.VarianceOneOverSqrtN, lstm.Cell.Gaussian; D2 and D3).
+	InitHenaff = "henaff"
+	// InitCode draws the uRNN's V with the bound of its authors' code (urnn.Cell.CodeBound; D9).
+	InitCode = "code"
+)
+
+// Inits lists, for each Model.Init but "", the model kinds that take it.
+var Inits = map[string][]string{
+	InitHenaff: {"lt-ornn", "lt-irnn", "lstm", "lstm-peephole"},
+	InitCode:   {"urnn"},
 }
 
 // models is every model kind with the cell it builds for in inputs, out outputs and Hidden
@@ -44,10 +75,12 @@ var models = []struct {
 	kind string
 	cell func(m Model, in, out int, real bool) rnn.Cell
 }{
-	{"urnn", func(m Model, in, out int, _ bool) rnn.Cell { return urnn.New(in, m.Hidden, out) }},
-	{"lstm", func(m Model, in, out int, _ bool) rnn.Cell { return lstm.New(in, m.Hidden, out) }},
+	{"urnn", func(m Model, in, out int, _ bool) rnn.Cell {
+		return &urnn.Cell{In: in, N: m.Hidden, Out: out, CodeBound: m.Init == InitCode}
+	}},
+	{"lstm", func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.New(in, m.Hidden, out), m) }},
 	// The uRNN authors' LSTM: output-gate peephole, forget bias 1.
-	{"lstm-peephole", func(m Model, in, out int, _ bool) rnn.Cell { return lstm.NewURNNCode(in, m.Hidden, out) }},
+	{"lstm-peephole", func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.NewURNNCode(in, m.Hidden, out), m) }},
 	{"gru", func(m Model, in, out int, _ bool) rnn.Cell { return gru.New(in, m.Hidden, out) }},
 	{"tanh", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewTanh(in, m.Hidden, out) }},
 	{"irnn", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewIRNN(in, m.Hidden, out) }},
@@ -75,9 +108,18 @@ var models = []struct {
 // nonlinearity (§2.1).
 func ltCell(c *ltrnn.Cell, m Model, real bool) rnn.Cell {
 	c.Pooling = m.Pooling
+	if m.Init == InitHenaff {
+		c.Variance = ltrnn.VarianceOneOverSqrtN
+	}
 	if real {
 		c.Sigma = ltrnn.ReLU
 	}
+	return c
+}
+
+// lstmCell sets an LSTM's initialisation.
+func lstmCell(c *lstm.Cell, m Model) rnn.Cell {
+	c.Gaussian = m.Init == InitHenaff
 	return c
 }
 
@@ -97,6 +139,13 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	}
 	if m.Pooling && !strings.HasPrefix(m.Kind, "lt-") {
 		return nil, fmt.Errorf("experiments: Model.Pooling is for LT-RNNs, not %q", m.Kind)
+	}
+	if kinds, ok := Inits[m.Init]; m.Init != "" && !slices.Contains(kinds, m.Kind) {
+		if !ok {
+			return nil, fmt.Errorf("experiments: Model.Init = %q, want \"\" (the model's default), %q (%s) or %q (%s)", m.Init,
+				InitHenaff, strings.Join(Inits[InitHenaff], ", "), InitCode, strings.Join(Inits[InitCode], ", "))
+		}
+		return nil, fmt.Errorf("experiments: Model.Init = %q is for %s, not %q", m.Init, strings.Join(kinds, ", "), m.Kind)
 	}
 	for _, k := range models {
 		if k.kind == m.Kind {
@@ -151,7 +200,7 @@ func (p Preset) String() string {
 	if p.Task.Kind == "mnist" || p.Task.Kind == "pmnist" {
 		task = fmt.Sprintf("%s (784 pixels)", p.Task.Kind) // the sequence length is the image's
 	}
-	return fmt.Sprintf("%s: %s %d on %s, %d steps of batch %d (%s)", p.Name, p.Model.Kind, p.Model.Hidden,
+	return fmt.Sprintf("%s: %s on %s, %d steps of batch %d (%s)", p.Name, p.Model,
 		task, p.Train.Steps, p.Train.Batch, p.Paper)
 }
 
@@ -181,7 +230,7 @@ func Presets() []Preset {
 	var out []Preset
 	// Arjovsky et al. 2016 §4.1, copy (figure "copying memory problem").
 	for _, T := range []int{100, 200, 300, 500} {
-		for _, m := range []Model{{"urnn", 128, false}, {"lstm-peephole", 40, false}, {"tanh", 80, false}, {"irnn", 80, false}} {
+		for _, m := range []Model{{Kind: "urnn", Hidden: 128}, {Kind: "lstm-peephole", Hidden: 40}, {Kind: "tanh", Hidden: 80}, {Kind: "irnn", Hidden: 80}} {
 			out = append(out, Preset{
 				Name:  fmt.Sprintf("arjovsky/copy-T%d/%s-%d", T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.1, copy T=%d", T),
@@ -192,7 +241,7 @@ func Presets() []Preset {
 	}
 	// Arjovsky et al. 2016 §4.2, adding.
 	for _, T := range []int{100, 200, 400, 750} {
-		for _, m := range []Model{{"urnn", 512, false}, {"lstm-peephole", 128, false}, {"tanh", 128, false}, {"irnn", 128, false}} {
+		for _, m := range []Model{{Kind: "urnn", Hidden: 512}, {Kind: "lstm-peephole", Hidden: 128}, {Kind: "tanh", Hidden: 128}, {Kind: "irnn", Hidden: 128}} {
 			out = append(out, Preset{
 				Name:  fmt.Sprintf("arjovsky/adding-T%d/%s-%d", T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.2, adding T=%d", T),
@@ -203,7 +252,7 @@ func Presets() []Preset {
 	}
 	// Arjovsky et al. 2016 §4.3, pixel-by-pixel (Fashion-)MNIST.
 	for _, kind := range []string{"mnist", "pmnist"} {
-		for _, m := range []Model{{"urnn", 512, false}, {"lstm-peephole", 128, false}} {
+		for _, m := range []Model{{Kind: "urnn", Hidden: 512}, {Kind: "lstm-peephole", Hidden: 128}} {
 			out = append(out, Preset{
 				Name:  fmt.Sprintf("arjovsky/%s/%s-%d", kind, m.Kind, m.Hidden),
 				Paper: "Arjovsky et al. 2016 §4.3, pixel-by-pixel " + map[string]string{"mnist": "MNIST", "pmnist": "permuted MNIST"}[kind] + " (Fashion-MNIST here)",
@@ -226,7 +275,7 @@ func Presets() []Preset {
 		out = append(out, henaff(tk.kind, tk.T, Model{Kind: "lt-ornn", Hidden: tk.hidden, Pooling: true}, "Fig. 4"))
 	}
 	// Henaff et al. 2016 §4, variable-length copy T = 100 (Fig. 5).
-	for _, m := range []Model{{"lt-ornn", 80, false}, {"lt-irnn", 80, false}, {"lt-ornn", 80, true}, {"lstm", 80, false}} {
+	for _, m := range []Model{{Kind: "lt-ornn", Hidden: 80}, {Kind: "lt-irnn", Hidden: 80}, {Kind: "lt-ornn", Hidden: 80, Pooling: true}, {Kind: "lstm", Hidden: 80}} {
 		out = append(out, henaff("varcopy", 100, m, "Fig. 5"))
 	}
 	// After the uRNN (notebook 11): its successors and Galvan's SCRN and ESN beside the uRNN and

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -78,9 +80,33 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "transformer", Hidden: 8}, "Kind"},
 		{Model{Kind: "urnn", Hidden: 0}, "Hidden"},
 		{Model{Kind: "lstm", Hidden: 8, Pooling: true}, "Pooling"},
+		{Model{Kind: "tanh", Hidden: 8, Init: InitHenaff}, `Model.Init = "henaff" is for lt-ornn, lt-irnn, lstm, lstm-peephole, not "tanh"`},
+		{Model{Kind: "lstm", Hidden: 8, Init: InitCode}, `Model.Init = "code" is for urnn, not "lstm"`},
+		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default), "henaff"`},
 	} {
 		if _, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.m, err, tc.want)
+		}
+	}
+	// Every kind an Init names builds with it, and gets the initialisation it names.
+	for init, kinds := range Inits {
+		for _, kind := range kinds {
+			cell, _, err := (Preset{Model: Model{Kind: kind, Hidden: 8, Init: init}, Task: Task{Kind: "copy", T: 5}}).Build()
+			if err != nil {
+				t.Fatalf("%s with Init %q: %v", kind, init, err)
+			}
+			var set bool
+			switch c := cell.(type) {
+			case *urnn.Cell:
+				set = c.CodeBound
+			case *lstm.Cell:
+				set = c.Gaussian
+			case *ltrnn.Cell:
+				set = c.Variance == ltrnn.VarianceOneOverSqrtN
+			}
+			if !set {
+				t.Errorf("%s with Init %q: the cell %T does not draw that initialisation", kind, init, cell)
+			}
 		}
 	}
 	if _, err := (Task{Kind: "copy", T: 0}).Build(); err == nil || !strings.Contains(err.Error(), "T") {

@@ -89,7 +89,8 @@ func RunDir(p experiments.Preset) string {
 func legacyDir(p experiments.Preset) string {
 	cfg := strings.Replace(fmt.Sprintf("%+v", p.Train), " CheckpointEvery:", " CheckpointDir: CheckpointEvery:", 1)
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%+v|%+v|%s", p.Model, p.Task, cfg)
+	m := p.Model // as %+v printed it before Model had an Init and a String method
+	fmt.Fprintf(h, "{Kind:%s Hidden:%d Pooling:%t}|%+v|%s", m.Kind, m.Hidden, m.Pooling, p.Task, cfg)
 	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
 }
 
@@ -175,7 +176,7 @@ func Train(p experiments.Preset) (*Run, error) {
 	if err := d.WriteMeta(p, tr, b.Name()); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
-	run := &Run{Name: fmt.Sprintf("%s %d", p.Model.Kind, p.Model.Hidden), Baseline: task.Baseline(), Trainer: tr, Dir: dir}
+	run := &Run{Name: p.Model.String(), Baseline: task.Baseline(), Trainer: tr, Dir: dir}
 	id := "live_" + gonbui.UniqueId()
 	last, shown := time.Time{}, false
 	ctx, stop := signal.NotifyContext(context.Background(), train.StopSignals...)

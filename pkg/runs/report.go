@@ -120,10 +120,7 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		if math.IsNaN(baseline) {
 			baseline = meta.Baseline
 		}
-		name := fmt.Sprintf("%s %d", meta.Preset.Model.Kind, meta.Preset.Model.Hidden)
-		if meta.Preset.Model.Pooling {
-			name += " pool"
-		}
+		name := meta.Preset.Model.String()
 		if len(Replicas(dir)) == 0 {
 			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs[0]))
 		} else {
@@ -218,8 +215,8 @@ func Summary(w io.Writer, dirs ...string) error {
 			}
 			name, final, best = fmt.Sprintf("%s (%d seeds)", name, len(reps)), spread(finals), spread(bests)
 		}
-		fmt.Fprintf(w, "| %s | %s %d | %s | %d | %.0f s | %s | %s | %s | %.4f |\n", name,
-			meta.Preset.Model.Kind, meta.Preset.Model.Hidden, meta.Task, steps, secs, final, best, accText, meta.Baseline)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f s | %s | %s | %s | %.4f |\n", name,
+			meta.Preset.Model, meta.Task, steps, secs, final, best, accText, meta.Baseline)
 	}
 	return nil
 }

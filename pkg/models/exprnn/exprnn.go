@@ -151,15 +151,7 @@ func (c *Cell) NumParams() int {
 // kaiming_normal_ with the ReLU gain, as [1]'s code draws its input and output matrices.
 // A nil rng returns nil, as rnn.Uniform.
 func heNormal(rng *rand.Rand, fanIn, fanOut int) []float64 {
-	if rng == nil {
-		return nil
-	}
-	std := math.Sqrt(2 / float64(fanIn))
-	v := make([]float64, fanIn*fanOut)
-	for i := range v {
-		v[i] = std * rng.NormFloat64()
-	}
-	return v
+	return rnn.Gaussian(rng, fanIn*fanOut, math.Sqrt(2/float64(fanIn)))
 }
 
 // skewInit returns the strictly upper triangle of the block-diagonal A of the package doc,

@@ -88,9 +88,15 @@ const (
 // Type means Float32.
 type Cell struct {
 	In, N, Out int
-	Peephole   bool         // output gate also reads c_t through a full N×N matrix P ([4] code)
-	ForgetBias float64      // initial value of b_f (0: Zaremba [1]; 1: uRNN code [4])
-	Type       dtypes.DType // zero value: Float32
+	Peephole   bool    // output gate also reads c_t through a full N×N matrix P ([4] code)
+	ForgetBias float64 // initial value of b_f (0: Zaremba [1]; 1: uRNN code [4])
+	// Gaussian draws V, W, P and U from N(0, 1/√n), n the fan-in of each matrix, instead of
+	// Glorot-uniform: Henaff et al. §4.1's "The transformation matrices for all models were
+	// intialized using a Gaussian distribution with mean 0 and variance 1/√n (where n is the
+	// number of incoming connections to each hidden unit)", read literally (the ablation D3 of
+	// docs/SETTINGS.md).
+	Gaussian bool
+	Type     dtypes.DType // zero value: Float32
 }
 
 // New returns the Zaremba-variant LSTM [1]: no peephole, forget bias 0.
@@ -132,13 +138,20 @@ func (c *Cell) check() error {
 // out (used by Build to check shapes).
 func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
 	n := c.N
-	perGate := func(fanIn int) []float64 { return rnn.GlorotUniformStack(rng, numGates, fanIn, n) } // gate-major
+	// matrix draws k fanIn × fanOut matrices one after the other (gate-major for k = numGates).
+	matrix := func(k, fanIn, fanOut int) []float64 {
+		if c.Gaussian {
+			return rnn.Gaussian(rng, k*fanIn*fanOut, math.Pow(float64(fanIn), -0.25))
+		}
+		return rnn.GlorotUniformStack(rng, k, fanIn, fanOut)
+	}
+	perGate := func(fanIn int) []float64 { return matrix(numGates, fanIn, n) }
 	vars := []rnn.Var{
 		{Name: "V", Dims: []int{numGates, c.In, n}, Values: perGate(c.In)},
 		{Name: "W", Dims: []int{numGates, n, n}, Values: perGate(n)},
 	}
 	if c.Peephole {
-		vars = append(vars, rnn.Var{Name: "P", Dims: []int{n, n}, Values: rnn.GlorotUniform(rng, n, n)})
+		vars = append(vars, rnn.Var{Name: "P", Dims: []int{n, n}, Values: matrix(1, n, n)})
 	}
 	b := make([]float64, numGates*n)
 	for j := range n {
@@ -146,7 +159,7 @@ func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
 	}
 	return append(vars,
 		rnn.Var{Name: "b", Dims: []int{numGates, n}, Values: b},
-		rnn.Var{Name: "U", Dims: []int{n, c.Out}, Values: rnn.GlorotUniform(rng, n, c.Out)},
+		rnn.Var{Name: "U", Dims: []int{n, c.Out}, Values: matrix(1, n, c.Out)},
 		rnn.Var{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
 		rnn.Var{Name: "h0", Dims: []int{n}, Values: make([]float64, n)},
 		rnn.Var{Name: "c0", Dims: []int{n}, Values: make([]float64, n)},

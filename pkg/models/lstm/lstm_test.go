@@ -197,3 +197,27 @@ func TestInit(t *testing.T) {
 		}
 	}
 }
+
+// TestGaussianInit: with Gaussian, V, W, P and U are drawn from N(0, 1/√n), n each matrix's
+// fan-in (Henaff et al. §4.1 read literally): their sample standard deviations are n^(−1/4).
+func TestGaussianInit(t *testing.T) {
+	c := &lstm.Cell{In: 10, N: 100, Out: 9, Peephole: true, Gaussian: true}
+	scope := model.NewStore().RootScope()
+	if err := c.Init(scope, rand.New(rand.NewPCG(9, 9))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		fanIn int
+	}{{"V", c.In}, {"W", c.N}, {"P", c.N}, {"U", c.N}} {
+		v := tensors.MustCopyFlatData[float32](scope.GetVariable(tc.name).MustValue())
+		var sum2 float64
+		for _, x := range v {
+			sum2 += float64(x) * float64(x)
+		}
+		std, want := math.Sqrt(sum2/float64(len(v))), math.Pow(float64(tc.fanIn), -0.25)
+		if math.Abs(std/want-1) > 0.06 { // 900 values or more: the estimate's relative error is below 2.4%
+			t.Errorf("%s: standard deviation %.4f, want %d^(−1/4) = %.4f", tc.name, std, tc.fanIn, want)
+		}
+	}
+}

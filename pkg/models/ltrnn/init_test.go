@@ -287,3 +287,37 @@ func TestRandomUnitVectors(t *testing.T) {
 		t.Errorf("two executions drew the same point %v: want fresh points each time", draws[0][:3])
 	}
 }
+
+// TestVariance: U and W are drawn with standard deviation 1/√n by default and n^(−1/4) with
+// VarianceOneOverSqrtN (n their fan-in: In for U, N for W); V's projection ignores the scale;
+// a Variance out of range is an error naming it.
+func TestVariance(t *testing.T) {
+	for _, v := range []ltrnn.Variance{ltrnn.VarianceOneOverN, ltrnn.VarianceOneOverSqrtN} {
+		c := &ltrnn.Cell{In: 10, N: 400, Out: 9, Variance: v}
+		scope := model.NewStore().RootScope()
+		if err := c.Init(scope, rand.New(rand.NewPCG(3, 3))); err != nil {
+			t.Fatal(err)
+		}
+		for name, fanIn := range map[string]int{"U": c.In, "W": c.N} {
+			vals, err := rnn.VariableValues(scope, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum2 float64
+			for _, x := range vals {
+				sum2 += x * x
+			}
+			std, want := math.Sqrt(sum2/float64(len(vals))), 1/math.Sqrt(float64(fanIn))
+			if v == ltrnn.VarianceOneOverSqrtN {
+				want = math.Pow(float64(fanIn), -0.25)
+			}
+			if math.Abs(std/want-1) > 0.05 { // 3600 values or more: relative error of the estimate ≈ 1.2%
+				t.Errorf("Variance %d: %s's standard deviation %.4f, want %.4f", v, name, std, want)
+			}
+		}
+	}
+	err := (&ltrnn.Cell{In: 1, N: 2, Out: 1, Variance: 2}).Init(model.NewStore().RootScope(), rand.New(rand.NewPCG(1, 1)))
+	if err == nil || !strings.Contains(err.Error(), "Variance = 2, want VarianceOneOverN (0) or VarianceOneOverSqrtN (1)") {
+		t.Errorf("Variance 2: %v", err)
+	}
+}

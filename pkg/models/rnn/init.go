@@ -68,6 +68,18 @@ func Uniform(rng *rand.Rand, n int, lo, hi float64) []float64 {
 	return v
 }
 
+// Gaussian returns n values drawn from N(0, std²). A nil rng returns nil, as Uniform.
+func Gaussian(rng *rand.Rand, n int, std float64) []float64 {
+	if rng == nil {
+		return nil
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = std * rng.NormFloat64()
+	}
+	return v
+}
+
 // GlorotUniform returns a fanIn×fanOut matrix (row-major) drawn from
 // U[−√(6/(fanIn+fanOut)), +√(6/(fanIn+fanOut))] (Glorot & Bengio 2010), the
 // initialisation of the input and output matrices in the uRNN paper §4. A nil rng returns

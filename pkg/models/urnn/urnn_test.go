@@ -227,3 +227,29 @@ func TestAutoImpl(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeBound: with CodeBound, V is drawn from U[−a, a] with the authors' code's
+// a = √(6/(In + N)), wider than §3.4's √(6/(In + 2N)): the largest |V| lies between the two
+// bounds' 0.95 a and a. The other variables are drawn as without it (same seed, same values).
+func TestCodeBound(t *testing.T) {
+	const in, n = 2, 128
+	stores := [2]*model.Store{model.NewStore(), model.NewStore()}
+	for i, c := range []*Cell{New(in, n, 1), {In: in, N: n, Out: 1, CodeBound: true}} {
+		if err := c.Init(stores[i].RootScope(), rand.New(rand.NewPCG(4, 4))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := readFloats(t, stores[1].RootScope(), "V")
+	maxAbs := 0.0
+	for _, x := range v {
+		maxAbs = max(maxAbs, math.Abs(x))
+	}
+	if a := math.Sqrt(6.0 / (in + n)); maxAbs > a || maxAbs < 0.95*a {
+		t.Errorf("CodeBound: max |V| = %.4f, want in [0.95, 1]·√(6/(In+N)) = %.4f (§3.4's bound: %.4f)", maxAbs, a, math.Sqrt(6.0/(in+2*n)))
+	}
+	for _, name := range []string{"theta", "reflection", "U", "h0"} {
+		if a, b := readFloats(t, stores[0].RootScope(), name), readFloats(t, stores[1].RootScope(), name); fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("%s differs with CodeBound", name)
+		}
+	}
+}
