@@ -29,6 +29,14 @@ claim henaff-adding-T100-lstm             -preset henaff/adding-T400/lstm-128 -T
 claim henaff-adding-T100-lstm-init-henaff -preset henaff/adding-T400/lstm-128 -T 100 -init henaff -steps 5000 -eval-every 50
 # Gradient clipping for Henaff's LSTM (not stated; the presets clip nothing): element-wise at 1, T = 100.
 claim henaff-adding-T100-lstm-clip1       -preset henaff/adding-T400/lstm-128 -T 100 -clip 1      -steps 5000 -eval-every 50
+# σ on the inputs for adding (not stated for real inputs; the presets use ReLU, as Henaff's adding
+# solution §3.2.1) and the LT-RNN's output bias (Henaff's equations have none), at T = 100 first.
+claim henaff-adding-T100-lt-irnn-sigma-tanh   -preset henaff/adding-T400/lt-irnn-128 -T 100 -sigma tanh   -steps 5000 -eval-every 50
+claim henaff-adding-T100-lt-irnn-sigma-linear -preset henaff/adding-T400/lt-irnn-128 -T 100 -sigma linear -steps 5000 -eval-every 50
+claim henaff-adding-T100-lt-ornn-sigma-tanh   -preset henaff/adding-T400/lt-ornn-128 -T 100 -sigma tanh   -steps 5000 -eval-every 50
+claim henaff-adding-T100-lt-ornn-sigma-linear -preset henaff/adding-T400/lt-ornn-128 -T 100 -sigma linear -steps 5000 -eval-every 50
+claim henaff-copy-T100-lt-ornn-output-bias    -preset henaff/copy-T500/lt-ornn-80    -T 100 -output-bias  -steps 3000 -eval-every 50
+claim henaff-copy-T500-lt-ornn-output-bias    -preset henaff/copy-T500/lt-ornn-80           -output-bias  -steps 5000 -eval-every 100
 # D1 and D2 at the paper's T = 500: the batch of 50 and the literal variance, LT-ORNN on copy.
 claim henaff-copy-T500-lt-ornn-batch50     -preset henaff/copy-T500/lt-ornn-80 -batch 50     -steps 5000 -eval-every 100
 claim henaff-copy-T500-lt-ornn-init-henaff -preset henaff/copy-T500/lt-ornn-80 -init henaff -steps 5000 -eval-every 100
@@ -54,6 +62,10 @@ ablations=(
 	"D3 Gaussian of variance 1/√n for the LSTM (-init henaff), LSTM 80 copy T = 100|henaff-copy-T100-lstm henaff-copy-T100-lstm-init-henaff"
 	"D3 Gaussian of variance 1/√n for the LSTM, LSTM 128 adding T = 100|henaff-adding-T100-lstm henaff-adding-T100-lstm-init-henaff"
 	"Gradient clipping at 1 for Henaff's LSTM (not stated), LSTM 128 adding T = 100|henaff-adding-T100-lstm henaff-adding-T100-lstm-clip1"
+	"σ on the inputs (relu, the presets', against tanh and none), LT-IRNN 128 adding T = 100|henaff-adding-T100-lt-irnn henaff-adding-T100-lt-irnn-sigma-tanh henaff-adding-T100-lt-irnn-sigma-linear"
+	"σ on the inputs, LT-ORNN 128 adding T = 100|henaff-adding-T100-lt-ornn henaff-adding-T100-lt-ornn-sigma-tanh henaff-adding-T100-lt-ornn-sigma-linear"
+	"The LT-RNN's output bias (none in the presets, as in Henaff's equations), LT-ORNN 80 copy T = 100|henaff-copy-T100-lt-ornn henaff-copy-T100-lt-ornn-output-bias"
+	"The LT-RNN's output bias, LT-ORNN 80 copy T = 500|henaff-copy-T500-lt-ornn henaff-copy-T500-lt-ornn-output-bias"
 	"D5 batch 50 (Arjovsky §4.2: \"batches of size 20 and 50\"), adding T = 100|arjovsky-adding-T100-lstm arjovsky-adding-T100-lstm-batch50 arjovsky-adding-T100-urnn arjovsky-adding-T100-urnn-batch50"
 	"D6 the draft's 32 hidden units for the baselines, copy T = 100|arjovsky-copy-T100-lstm arjovsky-copy-T100-lstm-32 arjovsky-copy-T100-tanh arjovsky-copy-T100-tanh-32 arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-32"
 	"D7 the IRNN's learning rate, copy T = 100|arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-lr1e-5 arjovsky-copy-T100-irnn-lr1e-8"

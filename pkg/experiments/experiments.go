@@ -38,7 +38,16 @@ type Model struct {
 	// Init names an initialisation other than the model's default, for the ablations of
 	// docs/SETTINGS.md: "" (the default), InitHenaff or InitCode (Inits says which kinds take which).
 	Init string
+	// Sigma sets an LT-RNN's nonlinearity on the inputs, "linear", "relu" or "tanh"; "" keeps
+	// the default (ReLU on real-valued inputs, none on categorical ones: ltCell).
+	Sigma string
+	// OutputBias adds b_y to an LT-RNN's readout (ltrnn.Cell.OutputBias; Henaff's equations
+	// have none).
+	OutputBias bool
 }
+
+// sigmas are the accepted Model.Sigma values.
+var sigmas = map[string]ltrnn.Sigma{"linear": ltrnn.Linear, "relu": ltrnn.ReLU, "tanh": ltrnn.Tanh}
 
 // String names the model as tables and legends show it: kind and size, then "pool" and the
 // initialisation when set ("lt-ornn 80 pool", "lstm 128 init henaff").
@@ -49,6 +58,12 @@ func (m Model) String() string {
 	}
 	if m.Init != "" {
 		s += " init " + m.Init
+	}
+	if m.Sigma != "" {
+		s += " σ " + m.Sigma
+	}
+	if m.OutputBias {
+		s += " output bias"
 	}
 	return s
 }
@@ -114,6 +129,10 @@ func ltCell(c *ltrnn.Cell, m Model, real bool) rnn.Cell {
 	if real {
 		c.Sigma = ltrnn.ReLU
 	}
+	if m.Sigma != "" {
+		c.Sigma = sigmas[m.Sigma]
+	}
+	c.OutputBias = m.OutputBias
 	return c
 }
 
@@ -137,8 +156,13 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Hidden < 1 {
 		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)
 	}
-	if m.Pooling && !strings.HasPrefix(m.Kind, "lt-") {
-		return nil, fmt.Errorf("experiments: Model.Pooling is for LT-RNNs, not %q", m.Kind)
+	for name, set := range map[string]bool{"Pooling": m.Pooling, "Sigma": m.Sigma != "", "OutputBias": m.OutputBias} {
+		if set && !strings.HasPrefix(m.Kind, "lt-") {
+			return nil, fmt.Errorf("experiments: Model.%s is for LT-RNNs, not %q", name, m.Kind)
+		}
+	}
+	if _, ok := sigmas[m.Sigma]; m.Sigma != "" && !ok {
+		return nil, fmt.Errorf("experiments: Model.Sigma = %q, want \"\" (the task's default), \"linear\", \"relu\" or \"tanh\"", m.Sigma)
 	}
 	if kinds, ok := Inits[m.Init]; m.Init != "" && !slices.Contains(kinds, m.Kind) {
 		if !ok {

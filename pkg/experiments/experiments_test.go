@@ -83,6 +83,9 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "tanh", Hidden: 8, Init: InitHenaff}, `Model.Init = "henaff" is for lt-ornn, lt-irnn, lstm, lstm-peephole, not "tanh"`},
 		{Model{Kind: "lstm", Hidden: 8, Init: InitCode}, `Model.Init = "code" is for urnn, not "lstm"`},
 		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default), "henaff"`},
+		{Model{Kind: "lstm", Hidden: 8, Sigma: "tanh"}, `Model.Sigma is for LT-RNNs, not "lstm"`},
+		{Model{Kind: "urnn", Hidden: 8, OutputBias: true}, `Model.OutputBias is for LT-RNNs, not "urnn"`},
+		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "sigmoid"}, `Model.Sigma = "sigmoid", want "" (the task's default), "linear", "relu" or "tanh"`},
 	} {
 		if _, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.m, err, tc.want)
@@ -107,6 +110,23 @@ func TestBadModelAndTask(t *testing.T) {
 			if !set {
 				t.Errorf("%s with Init %q: the cell %T does not draw that initialisation", kind, init, cell)
 			}
+		}
+	}
+	// Sigma and OutputBias reach the LT-RNN; without Sigma, the task decides (ReLU on adding).
+	for _, tc := range []struct {
+		m    Model
+		task string
+		want ltrnn.Sigma
+	}{
+		{Model{Kind: "lt-irnn", Hidden: 8}, "adding", ltrnn.ReLU}, {Model{Kind: "lt-irnn", Hidden: 8}, "copy", ltrnn.Linear},
+		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "tanh"}, "adding", ltrnn.Tanh}, {Model{Kind: "lt-ornn", Hidden: 8, Sigma: "linear", OutputBias: true}, "adding", ltrnn.Linear},
+	} {
+		cell, _, err := (Preset{Model: tc.m, Task: Task{Kind: tc.task, T: 5}}).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cell.(*ltrnn.Cell); c.Sigma != tc.want || c.OutputBias != tc.m.OutputBias {
+			t.Errorf("%v on %s: σ %v, output bias %v; want %v, %v", tc.m, tc.task, c.Sigma, c.OutputBias, tc.want, tc.m.OutputBias)
 		}
 	}
 	if _, err := (Task{Kind: "copy", T: 0}).Build(); err == nil || !strings.Contains(err.Error(), "T") {
