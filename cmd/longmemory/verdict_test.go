@@ -17,14 +17,25 @@ func writeRun(t *testing.T, dir string, baseline float64, losses ...float64) {
 		t.Fatal(err)
 	}
 	meta := fmt.Sprintf(`{"Preset": {"Name": "p", "Model": {"Kind": "tanh", "Hidden": 4}}, "Task": "Copy(T=5)", "Baseline": %g}`, baseline)
-	log := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n"
-	for i, l := range losses {
-		log += fmt.Sprintf("%d,1,1,%g,NaN,%d\n", i+1, l, i+1)
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for name, text := range map[string]string{"run.json": meta, "log.csv": log} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	var rows []string
+	for i, l := range losses {
+		rows = append(rows, fmt.Sprintf("%d,1,1,%g,NaN,%d", i+1, l, i+1))
+	}
+	writeLog(t, dir, rows...)
+}
+
+// writeLog writes dir/log.csv with the given rows (step,loss,grad_norm,eval_loss,eval_accuracy,seconds).
+func writeLog(t *testing.T, dir string, rows ...string) {
+	t.Helper()
+	log := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n"
+	for _, r := range rows {
+		log += r + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "log.csv"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -117,13 +128,11 @@ func TestVerdict(t *testing.T) {
 func writeClassifier(t *testing.T, dir string, accs ...float64) {
 	t.Helper()
 	writeRun(t, dir, 2.3)
-	log := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n"
+	var rows []string
 	for i, a := range accs {
-		log += fmt.Sprintf("%d,1,1,%g,%g,%d\n", i+1, 1-a, a, i+1)
+		rows = append(rows, fmt.Sprintf("%d,1,1,%g,%g,%d", i+1, 1-a, a, i+1))
 	}
-	if err := os.WriteFile(filepath.Join(dir, "log.csv"), []byte(log), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeLog(t, dir, rows...)
 }
 
 // TestVerdictOutperforms: criterion "outperforms" compares the median final held-out
@@ -196,17 +205,15 @@ func TestVerdictSecondsBudget(t *testing.T) {
 	runs := t.TempDir()
 	timed := func(dir string, perStep float64, pauseAfter int, losses ...float64) {
 		writeRun(t, dir, 1)
-		log := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n"
+		var rows []string
 		sec := 0.0
 		for i, l := range losses {
 			if sec += perStep; i == pauseAfter {
 				sec += 1000 // the process was stopped for a while
 			}
-			log += fmt.Sprintf("%d,1,1,%g,NaN,%g\n", i+1, l, sec)
+			rows = append(rows, fmt.Sprintf("%d,1,1,%g,NaN,%g", i+1, l, sec))
 		}
-		if err := os.WriteFile(filepath.Join(dir, "log.csv"), []byte(log), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeLog(t, dir, rows...)
 	}
 	timed(filepath.Join(runs, "fast"), 1, 3, 1, 0.5, 0.05, 0.01, 0.01, 0.01) // solves at step 4, 4 s
 	timed(filepath.Join(runs, "slow"), 3, -1, 1, 0.5, 0.05, 0.01)            // solves at step 4, 12 s
