@@ -35,15 +35,18 @@ type Model struct {
 	Hidden int
 	// Pooling adds the l2-pooled decoder to an LT-RNN (Henaff et al. §2.3).
 	Pooling bool
+	// The fields below are left out of run.json when unset, so that the runs made before they
+	// existed keep their files.
+	//
 	// Init names an initialisation other than the model's default, for the ablations of
 	// docs/SETTINGS.md: "" (the default), InitHenaff or InitCode (Inits says which kinds take which).
-	Init string
+	Init string `json:",omitempty"`
 	// Sigma sets an LT-RNN's nonlinearity on the inputs, "linear", "relu" or "tanh"; "" keeps
 	// the default (ReLU on real-valued inputs, none on categorical ones: ltCell).
-	Sigma string
+	Sigma string `json:",omitempty"`
 	// OutputBias adds b_y to an LT-RNN's readout (ltrnn.Cell.OutputBias; Henaff's equations
 	// have none).
-	OutputBias bool
+	OutputBias bool `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
