@@ -43,7 +43,8 @@ const (
 // 2000 peaked at 755 MiB.
 //
 // One graph with a leading replica axis was measured too and is slower than runs in turn
-// (train.BenchmarkReplicaLayouts). At once, the replicas can gain at most what a single run
+// (train.BenchmarkReplicaLayouts); 8 processes at once (cmd/bench -one, 20 steps each) took
+// 1.36× (LT-ORNN 80) and 1.02× (uRNN 128) the time of 8 replicas in one process. At once, the replicas can gain at most what a single run
 // leaves of the two cores: measured with cmd/bench -one (copy T = 100, taskset), a run on one
 // core takes 1.55× (LT-ORNN 80), 1.56× (uRNN 128), 1.24× (LSTM 40), 1.46× (tanh 80) its time on
 // two, so 8 at once need at least half that, 0.78×, 0.78×, 0.62×, 0.73× of 8 in turn, unless
