@@ -73,6 +73,11 @@ ablations=(
 	"D9 the uRNN's V with its code's bound (-init code), copy T = 100|arjovsky-copy-T100-urnn arjovsky-copy-T100-urnn-init-code"
 	"D9 the uRNN's V with its code's bound, adding T = 100|arjovsky-adding-T100-urnn arjovsky-adding-T100-urnn-init-code"
 )
+# One figure per ablation whose arms all exist (median and min–max band over the seeds).
+for i in "${!ablations[@]}"; do
+	a=${ablations[$i]}
+	fig "$(printf 'ablation-%02d' $((i + 1)))" "${a%%|*}" ${a#*|}
+done
 {
 	echo "# Ablations: the presets' choices against the alternatives, 8 seeds each"
 	echo
@@ -81,7 +86,8 @@ ablations=(
 	echo "one row per arm, the presets' own first, with the median and min–max over the seeds of the final held-out loss."
 	echo "Compare arms at the same steps: an arm still short of its horizon says so in its steps column. C1 (a fixed pool"
 	echo "of copy sequences) needs a task wrapper that does not exist yet and is not run."
-	for a in "${ablations[@]}"; do
+	for i in "${!ablations[@]}"; do
+		a=${ablations[$i]}
 		title=${a%%|*}
 		dirs=()
 		missing=()
@@ -95,6 +101,11 @@ ablations=(
 		if [ ${#missing[@]} -gt 0 ]; then
 			echo
 			echo "Not run yet: ${missing[*]}."
+		fi
+		f=$(printf 'ablation-%02d' $((i + 1)))
+		if [ ${#missing[@]} -eq 0 ] && [ -f "docs/figures/$f.png" ]; then
+			echo
+			echo "![$f](figures/$f.png)"
 		fi
 	done
 } > docs/ABLATIONS.md
