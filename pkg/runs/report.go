@@ -169,7 +169,8 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 // long, and its held-out loss (last and best) against the task's baseline. A multi-seed
 // directory gives one row: steps of the shortest replica, wall time of the slowest, the
 // median over its replicas with the range in brackets (a replica that diverged counts with
-// its final loss +Inf, and its steps are not the run's).
+// its final loss +Inf, and its steps are not the run's); a replica just starting, with no log
+// yet, is left out of the row and of its count of seeds.
 func Summary(w io.Writer, dirs ...string) error {
 	fmt.Fprintln(w, "| run | model | task | steps | wall time | final held-out loss | best | final accuracy | baseline |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
@@ -213,7 +214,7 @@ func Summary(w io.Writer, dirs ...string) error {
 			spread := func(v []float64) string {
 				return fmt.Sprintf("%.4f [%.4f–%.4f]", Median(v), slices.Min(v), slices.Max(v))
 			}
-			name, final, best = fmt.Sprintf("%s (%d seeds)", name, len(reps)), spread(finals), spread(bests)
+			name, final, best = fmt.Sprintf("%s (%d seeds)", name, len(finals)), spread(finals), spread(bests)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f s | %s | %s | %s | %.4f |\n", name,
 			meta.Preset.Model, meta.Task, steps, secs, final, best, accText, meta.Baseline)

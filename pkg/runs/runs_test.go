@@ -284,7 +284,7 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(dir, "seed-1"), 0o755) // starting: no files yet
 	var table strings.Builder
-	if err := Summary(&table, dir); err != nil || !strings.Contains(table.String(), "| 0.5000 [0.5000–0.5000] |") {
+	if err := Summary(&table, dir); err != nil || !strings.Contains(table.String(), "| 0.5000 [0.5000–0.5000] |") || !strings.Contains(table.String(), "(1 seeds)") {
 		t.Errorf("Summary: %v\n%s", err, table.String())
 	}
 	if c, err := Chart([]string{dir}, false); err != nil || len(c.Series) != 2 {
