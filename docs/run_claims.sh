@@ -34,6 +34,8 @@ claim henaff-adding-T100-lt-irnn-lr1e-5    -preset henaff/adding-T400/lt-irnn-12
 # Trained 3000 steps in one session, then resumed to 10 000 in the next (-resume -steps 10000);
 # still falling there (median 0.0316, solved below 0.0167), and 10 000 steps took 8 min: to 30 000.
 claim henaff-adding-T100-lt-irnn-long -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 30000 -eval-every 100
+# The LT-ORNN as long, so that the claim compares the two at equal steps.
+claim henaff-adding-T100-lt-ornn-long -preset henaff/adding-T400/lt-ornn-128 -T 100 -steps 30000 -eval-every 100
 # The paper's batch of 50 ("m = 50, which was the same as the minibatch size") and no 1/T scaling.
 claim henaff-adding-T100-lt-irnn-batch50   -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50 -batch 50
 claim henaff-adding-T100-lt-irnn-unscaled  -preset henaff/adding-T400/lt-irnn-128 -T 100 -steps 5000 -eval-every 50 -scale-hidden-grad=false
@@ -100,6 +102,7 @@ fig seeds-arjovsky-copy-T100 "copy, T = 100, 8 seeds (Arjovsky Fig. 1)" arjovsky
 fig seeds-henaff-adding-T100-lt-irnn-variants "adding, T = 100, LT-IRNN 128, 8 seeds: variants" henaff-adding-T100-lt-irnn \
 	henaff-adding-T100-lt-irnn-lr1e-3 henaff-adding-T100-lt-irnn-lr1e-5 henaff-adding-T100-lt-irnn-batch50 \
 	henaff-adding-T100-lt-irnn-unscaled henaff-adding-T100-lt-irnn-long
+fig seeds-henaff-adding-T100-long "adding, T = 100, 8 seeds, 30 000 steps (Henaff Fig. 3)" henaff-adding-T100-lt-irnn-long henaff-adding-T100-lt-ornn-long
 fig seeds-henaff-varcopy-T100 "variable-length copy, T = 100, 8 seeds (Henaff Fig. 5)" henaff-varcopy-T100-lstm \
 	henaff-varcopy-T100-lt-ornn henaff-varcopy-T100-lt-irnn henaff-varcopy-T100-lt-ornn-pool
 for T in 200 300 500; do
@@ -165,7 +168,7 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	echo
 	echo "## Figures (median and min–max band over the seeds; the baseline dashed)"
 	echo
-	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants seeds-henaff-varcopy-T100 \
+	for f in seeds-arjovsky-copy-T100 seeds-henaff-copy-T100 seeds-henaff-adding-T100 seeds-henaff-adding-T100-lt-irnn-variants seeds-henaff-adding-T100-long seeds-henaff-varcopy-T100 \
 		seeds-arjovsky-copy-T200 seeds-arjovsky-copy-T300 seeds-arjovsky-copy-T500 seeds-arjovsky-adding-T100 seeds-arjovsky-adding-T200 \
 		seeds-arjovsky-adding-T400 seeds-arjovsky-adding-T750 seeds-henaff-copy-T500 seeds-henaff-copy-T2000 seeds-henaff-adding-T400 \
 		seeds-henaff-adding-T750 seeds-arjovsky-mnist seeds-arjovsky-pmnist; do
