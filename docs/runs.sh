@@ -6,6 +6,7 @@
 #                                    from the run directories as they are (a figure whose runs
 #                                    do not all exist yet is left out)
 #   QUICK=1 bash docs/run_….sh       trains the settings before the script's quick_end line only
+#                                    (minutes to an hour each), then draws and writes as usual
 #   STEPS=N bash docs/run_….sh       a first look: starts every setting that has no run yet with
 #                                    N steps only (settings already run are left alone); run
 #                                    again without STEPS to continue each to its horizon
@@ -19,8 +20,14 @@ if [ -z "$lm" ]; then
 	lm=./bin/longmemory
 fi
 claim() { # name, then longmemory train flags: 8 seeds in $out/name
-	[ -n "${REPORT:-}" ] && return 0
+	[ -n "${REPORT:-}${QUICK_DONE:-}" ] && return 0
 	local name=$1; shift
+	local steps="" prev="" a
+	for a in "$@"; do [ "$prev" = -steps ] && steps=$a; prev=$a; done
+	if [ -n "$steps" ] && [ -z "${STEPS:-}" ] && reached "$out/$name" "$steps"; then
+		echo "== $name: its 8 replicas have reached $steps steps (or diverged)"
+		return 0
+	fi
 	local resume=""; [ -n "$(ls -d "$out/$name"/seed-* 2>/dev/null)" ] && resume=-resume
 	local first=()
 	if [ -n "${STEPS:-}" ]; then
@@ -58,7 +65,21 @@ splice() { # file, name, then a command: its output replaces the lines between t
 	mv "$table.md" "$file"
 	rm -f "$table"
 }
-quick_end() { # QUICK=1 bash docs/run_….sh stops training here: the settings after this line take
-	# hours each, and a queue runs the quick part of every script before the long ones
-	if [ -n "${QUICK:-}" ] && [ -z "${REPORT:-}" ]; then exit 0; fi
+reached() { # run directory, steps: all 8 replicas have reached the steps or diverged (their
+	# log ends with held-out loss +Inf), so that a finished setting costs no start and compilation
+	local n=0 rep last step
+	for rep in "$1"/seed-*; do
+		[ -f "$rep/log.csv" ] || return 1
+		last=$(tail -1 "$rep/log.csv")
+		step=${last%%,*}
+		case $step in '' | *[!0-9]*) return 1 ;; esac
+		if [ "$step" -lt "$2" ] && [ "$(echo "$last" | cut -d, -f4)" != "+Inf" ]; then return 1; fi
+		n=$((n + 1))
+	done
+	[ $n -ge 8 ]
+}
+quick_end() { # QUICK=1 bash docs/run_….sh trains nothing after this line (the settings there take
+	# hours each), but still draws the figures and writes the reports: a queue runs the quick part
+	# of every script before the long ones
+	if [ -n "${QUICK:-}" ]; then QUICK_DONE=1; fi
 }

@@ -6,61 +6,103 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 )
 
-// TestDocScriptsClaims: every `claim` line of the training scripts under docs/ (those without
-// shell variables) names a preset that exists and flags that parse and build a model and task,
-// so that a long queue does not meet a typo hours in. A claim's run directory is named once.
+// TestDocScriptsClaims: every `claim` line of the training scripts under docs/ names a preset
+// that exists and flags that parse (no stray argument) and build a model and task, so that a
+// long queue does not meet a typo hours in. Lines inside a `for X in a b c; do` loop over
+// literal words are checked once per word; lines that still hold a shell variable (loops over
+// arrays) are not checked. A run directory trained by several lines gets the same settings
+// from each (its steps aside: a first pass may stop earlier).
 func TestDocScriptsClaims(t *testing.T) {
 	scripts, err := filepath.Glob("../../docs/run_*.sh")
 	if err != nil || len(scripts) < 3 {
 		t.Fatalf("docs/run_*.sh: %v, %d scripts", err, len(scripts))
 	}
-	seen := map[string]string{}
+	loop := regexp.MustCompile(`^\s*for (\w+) in ([^;$"]+); do`)
+	settings := map[string]string{} // run directory → its flags without -steps
+	where := map[string]string{}
 	checked := 0
 	for _, script := range scripts {
 		text, err := os.ReadFile(script)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var loopVar string
+		var loopWords []string
 		for i, line := range strings.Split(string(text), "\n") {
-			fields := strings.Fields(line)
-			if len(fields) < 2 || fields[0] != "claim" || strings.Contains(line, "$") {
+			if m := loop.FindStringSubmatch(line); m != nil {
+				loopVar, loopWords = m[1], strings.Fields(m[2])
 				continue
 			}
-			where := fmt.Sprintf("%s:%d (%s)", filepath.Base(script), i+1, fields[1])
-			if prev, ok := seen[fields[1]]; ok {
-				t.Errorf("%s: run %s also trained at %s", where, fields[1], prev)
+			if strings.TrimSpace(line) == "done" {
+				loopVar, loopWords = "", nil
 			}
-			seen[fields[1]] = where
-			fs := flag.NewFlagSet("train", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			preset := fs.String("preset", "", "")
-			apply := bindPresetFlags(fs)
-			if err := fs.Parse(fields[2:]); err != nil {
-				t.Errorf("%s: %v", where, err)
-				continue
+			// "[ $T = 750 ] || claim …": the claim is what follows ||.
+			if _, after, ok := strings.Cut(line, "|| claim "); ok {
+				line = "claim " + after
 			}
-			p, err := experiments.Lookup(*preset)
-			if err != nil {
-				t.Errorf("%s: %v", where, err)
-				continue
+			expansions := []string{line}
+			if loopVar != "" {
+				expansions = nil
+				for _, w := range loopWords {
+					expansions = append(expansions, strings.ReplaceAll(line, "$"+loopVar, w))
+				}
 			}
-			if err := apply(&p); err != nil {
-				t.Errorf("%s: %v", where, err)
-				continue
+			for _, line := range expansions {
+				fields := strings.Fields(line)
+				if len(fields) < 2 || fields[0] != "claim" || strings.Contains(line, "$") {
+					continue
+				}
+				at := fmt.Sprintf("%s:%d (%s)", filepath.Base(script), i+1, fields[1])
+				var flags []string
+				for j := 2; j < len(fields); j++ {
+					if fields[j] == "-steps" {
+						j++
+						continue
+					}
+					flags = append(flags, fields[j])
+				}
+				if prev, ok := settings[fields[1]]; ok && prev != strings.Join(flags, " ") {
+					t.Errorf("%s: trains %s with %q, %s with %q", at, fields[1], strings.Join(flags, " "), where[fields[1]], prev)
+				}
+				settings[fields[1]], where[fields[1]] = strings.Join(flags, " "), at
+				fs := flag.NewFlagSet("train", flag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				preset := fs.String("preset", "", "")
+				apply := bindPresetFlags(fs)
+				if err := fs.Parse(fields[2:]); err != nil {
+					t.Errorf("%s: %v", at, err)
+					continue
+				}
+				if fs.NArg() > 0 {
+					t.Errorf("%s: stray arguments %q (train takes flags only)", at, fs.Args())
+					continue
+				}
+				p, err := experiments.Lookup(*preset)
+				if err != nil {
+					t.Errorf("%s: %v", at, err)
+					continue
+				}
+				if err := apply(&p); err != nil {
+					t.Errorf("%s: %v", at, err)
+					continue
+				}
+				if _, _, err := p.Build(); err != nil {
+					t.Errorf("%s: %v", at, err)
+				}
+				checked++
 			}
-			if _, _, err := p.Build(); err != nil {
-				t.Errorf("%s: %v", where, err)
-			}
-			checked++
 		}
 	}
-	if checked < 40 {
-		t.Errorf("checked %d claim lines, want the 40 or more of docs/run_claims.sh and docs/run_ablations.sh", checked)
+	if checked < 70 || !hasKey(settings, "arjovsky-adding-T750-urnn") {
+		t.Errorf("checked %d claim lines (want the 70 or more of docs/run_*.sh, loops over literal words expanded)", checked)
 	}
 }
+
+func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
@@ -232,6 +233,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		var unfinished []string // runs that should not learn, short of their horizon
 		var toGo float64        // hours to the horizon of the slowest still-falling learn-run
 		falling := 0
+		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it, and at it still falling
 		for i, list := range cols[1:3] {
 			learn := i == 0
 			for _, name := range strings.Split(list, ",") {
@@ -247,22 +249,34 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 				}
+				h := horizon // this run's horizon in steps: with a budget of seconds, the steps it buys at its speed
 				if budget > 0 {
-					horizon = max(horizon, g.budgetSteps)
+					h = g.budgetSteps
+					if h == 0 { // too few records to measure a speed: short, by an unknown amount
+						h = g.steps + 1
+					}
 				}
 				runsText = append(runsText, g.describe())
 				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.statusText(), g.baseline))
-				short := horizon > g.steps // stopped before its horizon: a flat curve decides nothing yet
+				short := h > g.steps // stopped before its horizon: a flat curve decides nothing yet
 				switch {
 				case learn && g.status == "flat" && !short, !learn && g.status == "learns":
 					refuted, reproduced = true, false
 				case !learn && short:
 					reproduced = false // not learning yet decides nothing before its horizon
-					unfinished = append(unfinished, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
+					unfinished = append(unfinished, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, h))
 				case learn && g.status != "learns":
 					reproduced = false
 					falling = max(falling, g.steps)
-					toGo = max(toGo, g.hoursTo(horizon))
+					toGo = max(toGo, g.hoursTo(h))
+					switch {
+					case budget > 0 && g.budgetSteps == 0:
+						budgetShort = append(budgetShort, fmt.Sprintf("%s (%d steps, too few to measure its speed)", g.name, g.steps))
+					case budget > 0 && short:
+						budgetShort = append(budgetShort, fmt.Sprintf("%s (%d of the %d steps the budget buys at its speed)", g.name, g.steps, h))
+					case budget > 0:
+						budgetSpent = append(budgetSpent, fmt.Sprintf("%s (%d steps at its speed)", g.name, h))
+					}
 				}
 			}
 		}
@@ -270,10 +284,10 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		switch {
 		case falling == 0 && len(unfinished) > 0:
 			verdict = "**open**: runs that should not learn have not reached their horizon: " + strings.Join(unfinished, ", ")
-		case budget > 0 && horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the budget of %.0f s buys %d steps at its speed, %s more of training here (its replicas trained at once, at their median speed)", falling, budget, horizon, hours(toGo))
-		case budget > 0:
-			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s (%d steps at its speed): still falling", budget, horizon)
+		case len(budgetShort) > 0:
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s more of training here (its replicas trained at once, at their median speed)", budget, strings.Join(budgetShort, ", "), hours(toGo))
+		case len(budgetSpent) > 0:
+			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s: still falling when it is spent, %s", budget, strings.Join(budgetSpent, ", "))
 		case horizon > falling:
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (its replicas trained at once, at their median speed so far)", falling, horizon, hours(toGo))
 		case horizon > 0:
@@ -358,14 +372,15 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 // parseHorizon reads a claims file's horizon: a number of steps ("3000"), or seconds of
 // training ("1800s"), each run's replicas at once: a budget that runs of different speeds share.
 func parseHorizon(text string) (steps int, seconds float64, err error) {
+	bad := fmt.Errorf("horizon %q, want a number of steps >= 1 or of seconds > 0 followed by s", text)
 	if num, ok := strings.CutSuffix(text, "s"); ok {
-		if _, err := fmt.Sscan(num, &seconds); err != nil || !(seconds > 0) || math.IsInf(seconds, 0) {
-			return 0, 0, fmt.Errorf("horizon %q, want a number of steps >= 1 or of seconds > 0 followed by s", text)
+		if seconds, err = strconv.ParseFloat(num, 64); err != nil || !(seconds > 0) || math.IsInf(seconds, 0) {
+			return 0, 0, bad
 		}
 		return 0, seconds, nil
 	}
-	if _, err := fmt.Sscan(text, &steps); err != nil || steps < 1 || fmt.Sprint(steps) != text {
-		return 0, 0, fmt.Errorf("horizon %q, want a number of steps >= 1 or of seconds > 0 followed by s", text)
+	if steps, err = strconv.Atoi(text); err != nil || steps < 1 {
+		return 0, 0, bad
 	}
 	return steps, 0, nil
 }

@@ -217,19 +217,26 @@ func TestVerdictSecondsBudget(t *testing.T) {
 	}
 	timed(filepath.Join(runs, "fast"), 1, 3, 1, 0.5, 0.05, 0.01, 0.01, 0.01) // solves at step 4, 4 s
 	timed(filepath.Join(runs, "slow"), 3, -1, 1, 0.5, 0.05, 0.01)            // solves at step 4, 12 s
-	timed(filepath.Join(runs, "short"), 3, -1, 1, 0.5)                       // 2 steps so far
+	timed(filepath.Join(runs, "short"), 300, -1, 1, 0.5)                     // 2 steps so far, 5 min a step
+	timed(filepath.Join(runs, "one"), 1, -1, 1)                              // one record: no speed yet
 	claims := filepath.Join(t.TempDir(), "claims.tsv")
 	os.WriteFile(claims, []byte("fast within 6 s\tfast\t\tsolved\t6s\n"+
 		"slow within 6 s\tslow\t\tsolved\t6s\n"+
-		"short within 30 s\tshort\t\tsolved\t30s\n"+
-		"slow within 12 s\tslow\t\tsolved\t12s\n"), 0o644)
+		"short within 3000 s\tshort\t\tsolved\t3000s\n"+
+		"slow within 12 s\tslow\t\tsolved\t12s\n"+
+		"fast and short within 6 s\tfast,short\t\tsolved\t6s\n"+
+		"one within 6 s\tone\t\tsolved\t6s\n"), 0o644)
 	verdictRows(t, runs, claims,
 		"the budget buys 6 steps at 1.00 s a step | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
-		"slow: 1 seeds × 2 steps, 6 s of training for the slowest replica (6 s the replicas' times added); the budget buys 2 steps at 3.00 s a step | slow **0.5000** [0.5000–0.5000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 6 s (2 steps at its speed): still falling |",
-		"| **open**: a run that should learn has not yet after 2 steps; the budget of 30 s buys 10 steps at its speed, 0 min more of training here",
+		"slow: 1 seeds × 2 steps, 6 s of training for the slowest replica (6 s the replicas' times added); the budget buys 2 steps at 3.00 s a step | slow **0.5000** [0.5000–0.5000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 6 s: still falling when it is spent, slow (2 steps at its speed) |",
+		"| **open**: a run that should learn has not yet, short of the budget of 3000 s: short (2 of the 10 steps the budget buys at its speed); 40 min more of training here",
 		"the budget buys 4 steps at 3.00 s a step | slow **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+		// Each run at its own budget: fast has learned within its 6 steps; short is judged at the
+		// one step 6 s buy at 5 min a step (at least one), flat there: not reproduced.
+		"the budget buys 1 steps at 300.00 s a step | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000); short **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths |",
+		"| **open**: a run that should learn has not yet, short of the budget of 6 s: one (1 steps, too few to measure its speed)",
 	)
-	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5"} {
+	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5", "15OOs", "12xs"} {
 		os.WriteFile(claims, []byte("C\tfast\t\tsolved\t"+h+"\n"), 0o644)
 		if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "horizon \""+h+"\", want a number of steps >= 1 or of seconds > 0 followed by s") {
 			t.Errorf("horizon %s: exit %d, %q", h, code, out)

@@ -94,7 +94,9 @@ var models = []struct {
 	cell func(m Model, in, out int, real bool) rnn.Cell
 }{
 	{"urnn", func(m Model, in, out int, _ bool) rnn.Cell {
-		return &urnn.Cell{In: in, N: m.Hidden, Out: out, CodeBound: m.Init == InitCode}
+		c := urnn.New(in, m.Hidden, out)
+		c.CodeBound = m.Init == InitCode
+		return c
 	}},
 	{"lstm", func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.New(in, m.Hidden, out), m) }},
 	// The uRNN authors' LSTM: output-gate peephole, forget bias 1.
@@ -159,9 +161,12 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Hidden < 1 {
 		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)
 	}
-	for name, set := range map[string]bool{"Pooling": m.Pooling, "Sigma": m.Sigma != "", "OutputBias": m.OutputBias} {
-		if set && !strings.HasPrefix(m.Kind, "lt-") {
-			return nil, fmt.Errorf("experiments: Model.%s is for LT-RNNs, not %q", name, m.Kind)
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"Pooling", m.Pooling}, {"Sigma", m.Sigma != ""}, {"OutputBias", m.OutputBias}} {
+		if f.set && !strings.HasPrefix(m.Kind, "lt-") {
+			return nil, fmt.Errorf("experiments: Model.%s is for LT-RNNs, not %q", f.name, m.Kind)
 		}
 	}
 	if _, ok := sigmas[m.Sigma]; m.Sigma != "" && !ok {
