@@ -21,6 +21,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,9 +49,9 @@ import (
 // and Galvan's SCRN and ESN at the sizes of the successors/copy presets (notebook 11), which
 // the PyTorch reference does not have; last, seeds trained at once (a fifth field xR: R
 // replicas with seeds 0…R−1 in one process, as `longmemory train -seeds R -jobs R` runs them),
-// whose "vs in turn" column is their time against R single runs one after the other. The LSTM is "lstm"
-// (torch.nn.LSTM's, no peephole) rather than the presets' "lstm-peephole", to match the
-// reference.
+// whose "vs in turn" column is their time against R single runs one after the other (the
+// median of seedPairs alternating pairs). The LSTM is "lstm" (torch.nn.LSTM's, no peephole)
+// rather than the presets' "lstm-peephole", to match the reference.
 const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
 	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
 	"tanh:80:copy:100,tanh:80:copy:500,tanh:80:copy:2000," +
@@ -137,27 +138,50 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 	// Ours and the reference alternate, configuration by configuration, so that each ratio
 	// comes from adjacent measurements: PyTorch's thread pool slows down several times when
 	// anything else runs on a 2-core machine, and the load changes over a long bench.
-	var results []Result
-	for _, cfg := range configs {
+	// measureOne runs one configuration in a process of its own (so that each starts from a
+	// fresh heap and its peak memory is its own).
+	measureOne := func(cfg string) (Result, error) {
 		var out bytes.Buffer
 		cmd := exec.Command(self, "-one", cfg, "-steps", strconv.Itoa(stepsFor(cfg, steps, longSteps)), "-chunk", strconv.Itoa(chunk))
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s: %w", cfg, err)
+			return Result{}, fmt.Errorf("%s: %w", cfg, err)
 		}
 		var r Result
 		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-			return fmt.Errorf("%s: %w", cfg, err)
+			return Result{}, fmt.Errorf("%s: %w", cfg, err)
 		}
 		fmt.Fprintf(os.Stderr, "bench: %-26s %9.1f ms/step  build %8.1f ms  peak %6.0f MiB\n", cfg, r.StepMs, r.BuildMs, r.PeakMiB)
+		return r, nil
+	}
+	var results []Result
+	for _, cfg := range configs {
+		r, err := measureOne(cfg)
+		if err != nil {
+			return err
+		}
 		if r.Replicas > 1 {
-			// Against the same configuration trained alone, earlier in this run.
+			// Against the same configuration trained alone, measured right before it, in
+			// seedPairs alternating pairs: the row keeps the pair of the median ratio (the
+			// machine's load moves the ratio of one pair by ±15%).
 			single, _, _ := strings.Cut(cfg, ":x")
-			for _, q := range results {
-				if q.Replicas == 1 && fmt.Sprintf("%s:%d:%s:%d", q.Model, q.Hidden, q.Task, q.T) == single {
-					r.InTurn = r.StepMs / (float64(r.Replicas) * q.StepMs)
+			type pair struct{ at, alone Result }
+			var pairs []pair
+			for k := range seedPairs {
+				alone, err := measureOne(single)
+				if err != nil {
+					return err
 				}
+				if k > 0 {
+					if r, err = measureOne(cfg); err != nil {
+						return err
+					}
+				}
+				r.InTurn = r.StepMs / (float64(r.Replicas) * alone.StepMs)
+				pairs = append(pairs, pair{r, alone})
 			}
+			slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.at.InTurn, b.at.InTurn) })
+			r = pairs[len(pairs)/2].at
 		} else if torch != nil {
 			// Ours times stepsFor(…) steps after the compiling one and drops the last (it also
 			// evaluates); the reference gets the same number of timed steps (it adds a warm-up).
@@ -341,6 +365,10 @@ func peakMiB() float64 {
 	}
 	return 0
 }
+
+// seedPairs is how many alternating pairs (the configuration alone, then its replicas at once)
+// give a seeds row its ratio to the runs in turn.
+const seedPairs = 3
 
 // stepsFor returns the number of timed steps for cfg: longSteps when T > 500, 4 × steps for
 // replicas trained at once.
