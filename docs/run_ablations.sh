@@ -19,6 +19,9 @@ claim arjovsky-copy-T100-tanh-32 -preset arjovsky/copy-T100/tanh-80          -hi
 claim arjovsky-copy-T100-irnn-32 -preset arjovsky/copy-T100/irnn-80          -hidden 32 -steps 3000 -eval-every 25
 # D9: the uRNN's input matrix V with its authors' code's bound (-init code), copy T = 100.
 claim arjovsky-copy-T100-urnn-init-code -preset arjovsky/copy-T100/urnn-128 -init code -steps 500 -eval-every 25
+# C1: the authors' code trains on a fixed set of 10⁵ sequences (n_train), the presets on fresh ones.
+claim arjovsky-copy-T100-urnn-pool      -preset arjovsky/copy-T100/urnn-128     -pool 100000 -steps 500 -eval-every 25
+claim henaff-adding-T100-lt-irnn-pool   -preset henaff/adding-T400/lt-irnn-128 -T 100 -pool 100000 -steps 5000 -eval-every 50
 # D2: Henaff's "variance 1/√n" read literally for U, W (-init henaff), LT-RNNs at T = 100.
 claim henaff-copy-T100-lt-ornn-init-henaff   -preset henaff/copy-T500/lt-ornn-80   -T 100 -init henaff -steps 3000 -eval-every 50
 claim henaff-adding-T100-lt-irnn-init-henaff -preset henaff/adding-T400/lt-irnn-128 -T 100 -init henaff -steps 5000 -eval-every 50
@@ -53,6 +56,8 @@ claim arjovsky-adding-T100-urnn-init-code -preset arjovsky/adding-T100/urnn-512 
 
 # The ablations, each a list of arms: the title, then the run directories (the presets' arm first).
 ablations=(
+	"C1 a fixed set of 10⁵ training sequences (the authors' code), uRNN 128 copy T = 100|arjovsky-copy-T100-urnn arjovsky-copy-T100-urnn-pool"
+	"C1 a fixed set of 10⁵ training sequences, LT-IRNN 128 adding T = 100|henaff-adding-T100-lt-irnn henaff-adding-T100-lt-irnn-pool"
 	"D1 batch 50 (Henaff §4.3: \"m = 50, which was the same at the minibatch size\"), LT-ORNN 80 copy T = 500|henaff-copy-T500-lt-ornn henaff-copy-T500-lt-ornn-batch50"
 	"D1 batch 50, LT-IRNN 128 adding T = 100|henaff-adding-T100-lt-irnn henaff-adding-T100-lt-irnn-batch50"
 	"D1 batch 50, LT-IRNN 128 adding T = 400|henaff-adding-T400-lt-irnn henaff-adding-T400-lt-irnn-batch50"
@@ -74,10 +79,11 @@ ablations=(
 	"D9 the uRNN's V with its code's bound (-init code), copy T = 100|arjovsky-copy-T100-urnn arjovsky-copy-T100-urnn-init-code"
 	"D9 the uRNN's V with its code's bound, adding T = 100|arjovsky-adding-T100-urnn arjovsky-adding-T100-urnn-init-code"
 )
-# One figure per ablation whose arms all exist (median and min–max band over the seeds).
-for i in "${!ablations[@]}"; do
-	a=${ablations[$i]}
-	fig "$(printf 'ablation-%02d' $((i + 1)))" "${a%%|*}" ${a#*|}
+# One figure per ablation whose arms all exist (median and min–max band over the seeds), named
+# for its last arm.
+for a in "${ablations[@]}"; do
+	arms=(${a#*|})
+	fig "ablation-${arms[-1]}" "${a%%|*}" "${arms[@]}"
 done
 {
 	echo "# Ablations: the presets' choices against the alternatives, 8 seeds each"
@@ -85,10 +91,8 @@ done
 	echo "Written by \`bash docs/run_ablations.sh\` from the run directories under \`$out\` (\`longmemory summary\`). Each"
 	echo "section is an ablation of docs/SETTINGS.md (D1…D9: what the paper says, what the presets do, why); its table has"
 	echo "one row per arm, the presets' own first, with the median and min–max over the seeds of the final held-out loss."
-	echo "Compare arms at the same steps: an arm still short of its horizon says so in its steps column. C1 (a fixed pool"
-	echo "of copy sequences) needs a task wrapper that does not exist yet and is not run."
-	for i in "${!ablations[@]}"; do
-		a=${ablations[$i]}
+	echo "Compare arms at the same steps: an arm still short of its horizon says so in its steps column."
+	for a in "${ablations[@]}"; do
 		title=${a%%|*}
 		dirs=()
 		missing=()
@@ -103,7 +107,8 @@ done
 			echo
 			echo "Not run yet: ${missing[*]}."
 		fi
-		f=$(printf 'ablation-%02d' $((i + 1)))
+		arms=(${a#*|})
+		f=ablation-${arms[-1]}
 		if [ ${#missing[@]} -eq 0 ] && [ -f "docs/figures/$f.png" ]; then
 			echo
 			echo "![$f](figures/$f.png)"

@@ -123,7 +123,7 @@ func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
 	}
 	// The test batches: the test split of pixel MNIST, fresh draws otherwise.
 	rng := rand.New(rand.NewPCG(p.Train.Seed, saltTest))
-	next := func(_, size int) (*tasks.Batch, error) { return task.Sample(rng, size) }
+	next := func(_, size int) (*tasks.Batch, error) { return tasks.HeldOut(task).Sample(rng, size) }
 	what := "fresh sequences"
 	if pm, isMNIST := task.(tasks.PixelMNIST); isMNIST {
 		pm.Train = false

@@ -112,6 +112,8 @@ var presetFlags = []presetFlag{
 	field("output-bias", "LT-RNN: add an output bias b_y (Henaff's equations have none)", false, func(p *P) *bool { return &p.Model.OutputBias }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *P) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *P) *int { return &p.Task.T }, nil, ""),
+	field("pool", "train on a fixed set of this many sequences (the uRNN code's 100000) instead of fresh ones; held-out scores stay fresh", 0,
+		func(p *P) *int { return &p.Task.Pool }, atLeast(1), "an integer >= 1"),
 	field("steps", "training steps", 0, func(p *P) *int { return &p.Train.Steps }, atLeast(1), "an integer >= 1"),
 	field("batch", "sequences per step", 0, func(p *P) *int { return &p.Train.Batch }, atLeast(1), "an integer >= 1"),
 	field("lr", "RMSProp learning rate", 0, func(p *P) *float64 { return &p.Train.Optimizer.LR }, positive(false), "a number > 0"),

@@ -194,6 +194,10 @@ type Task struct {
 	T    int // copy tasks and adding; ignored by the MNIST tasks (784 steps)
 	// Symbols (K) and Recall (S) of the copy tasks; 0 means 8 and 10.
 	Symbols, Recall int
+	// Pool, when > 0, trains on a fixed set of that many sequences (tasks.Pool, set 1), as the
+	// uRNN authors' code does, instead of fresh ones; copy tasks and adding only. Left out of
+	// run.json when 0.
+	Pool int `json:",omitempty"`
 }
 
 // TaskKinds lists the accepted Task.Kind values.
@@ -213,6 +217,14 @@ func (t Task) Build() (tasks.Task, error) {
 		task = tasks.PixelMNIST{Permuted: t.Kind == "pmnist", Seed: 1, Train: true}
 	default:
 		return nil, fmt.Errorf("experiments: Task.Kind = %q, want one of %s", t.Kind, strings.Join(TaskKinds, ", "))
+	}
+	switch {
+	case t.Pool < 0:
+		return nil, fmt.Errorf("experiments: Task.Pool = %d, want >= 1 sequences, or 0 for fresh ones", t.Pool)
+	case t.Pool > 0 && strings.HasSuffix(t.Kind, "mnist"):
+		return nil, fmt.Errorf("experiments: Task.Pool is for the synthetic tasks, not %q (MNIST is a fixed set already)", t.Kind)
+	case t.Pool > 0:
+		task = tasks.Pool{Task: task, N: t.Pool, Seed: 1}
 	}
 	return task, task.Validate()
 }

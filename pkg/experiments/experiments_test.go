@@ -129,6 +129,18 @@ func TestBadModelAndTask(t *testing.T) {
 			t.Errorf("%v on %s: σ %v, output bias %v; want %v, %v", tc.m, tc.task, c.Sigma, c.OutputBias, tc.want, tc.m.OutputBias)
 		}
 	}
+	// Pool wraps the synthetic tasks in a fixed training set, and nothing else.
+	if task, err := (Task{Kind: "copy", T: 5, Pool: 100}).Build(); err != nil || task.String() != "Copy(T=5, K=8, S=10), pool of 100" {
+		t.Errorf("copy with Pool 100: %v, %v", task, err)
+	}
+	for _, tc := range []struct {
+		t    Task
+		want string
+	}{{Task{Kind: "mnist", Pool: 10}, `Task.Pool is for the synthetic tasks, not "mnist"`}, {Task{Kind: "adding", T: 5, Pool: -1}, "Task.Pool = -1, want >= 1"}} {
+		if _, err := tc.t.Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error containing %q", tc.t, err, tc.want)
+		}
+	}
 	if _, err := (Task{Kind: "copy", T: 0}).Build(); err == nil || !strings.Contains(err.Error(), "T") {
 		t.Errorf("copy T=0: error %v", err)
 	}

@@ -185,7 +185,8 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, t.constrained.skip(t.Runner.Vars), cfg.Optimizer); err != nil {
 		return nil, err
 	}
-	if t.eval, err = task.Sample(rand.New(rand.NewPCG(cfg.Seed, saltEval)), cfg.EvalBatch); err != nil {
+	// Held out: fresh sequences also when the training batches come from a fixed set (tasks.Pool).
+	if t.eval, err = tasks.HeldOut(task).Sample(rand.New(rand.NewPCG(cfg.Seed, saltEval)), cfg.EvalBatch); err != nil {
 		return nil, err
 	}
 	if cfg.Orthogonality.Points != 0 {

@@ -248,3 +248,35 @@ func TestOrthogonalityStep(t *testing.T) {
 		t.Errorf("Orthogonality on a tanh RNN constrains %s, want %s/W", got, ModelScope)
 	}
 }
+
+// TestPoolHeldOutIsFresh: with a fixed training set (tasks.Pool), every training batch holds
+// only the set's sequences while the held-out batch is drawn fresh from the underlying task.
+func TestPoolHeldOutIsFresh(t *testing.T) {
+	pool := tasks.Pool{Task: tasks.Adding{T: 5}, N: 1, Seed: 3}
+	tr, err := New(backend.MustNew(), rnn.NewTanh(2, 4, 1), pool, Config{Steps: 1, Batch: 4, Seed: 1, EvalBatch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	only, err := pool.Sequence(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.Batch(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, y := range b.Y {
+		if y != only.Y[0] {
+			t.Fatalf("training batch row %d: target %g, want the set's only sequence's %g", i, y, only.Y[0])
+		}
+	}
+	fresh := 0
+	for _, y := range tr.eval.Y {
+		if y != only.Y[0] {
+			fresh++
+		}
+	}
+	if fresh == 0 {
+		t.Errorf("the held-out batch holds only the training set's sequence")
+	}
+}
