@@ -89,8 +89,9 @@ func RunDir(p experiments.Preset) string {
 func legacyDir(p experiments.Preset) string {
 	cfg := strings.Replace(fmt.Sprintf("%+v", p.Train), " CheckpointEvery:", " CheckpointDir: CheckpointEvery:", 1)
 	h := fnv.New32a()
-	m := p.Model // as %+v printed it before Model had an Init and a String method
-	fmt.Fprintf(h, "{Kind:%s Hidden:%d Pooling:%t}|%+v|%s", m.Kind, m.Hidden, m.Pooling, p.Task, cfg)
+	m, t := p.Model, p.Task // as %+v printed them before Model had an Init and Task a Pool
+	fmt.Fprintf(h, "{Kind:%s Hidden:%d Pooling:%t}|{Kind:%s T:%d Symbols:%d Recall:%d}|%s", m.Kind, m.Hidden, m.Pooling,
+		t.Kind, t.T, t.Symbols, t.Recall, cfg)
 	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
 }
 
