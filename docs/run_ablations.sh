@@ -39,6 +39,9 @@ claim henaff-adding-T100-lt-irnn-sigma-linear -preset henaff/adding-T400/lt-irnn
 claim henaff-adding-T100-lt-ornn-sigma-tanh   -preset henaff/adding-T400/lt-ornn-128 -T 100 -sigma tanh   -steps 5000 -eval-every 50
 claim henaff-adding-T100-lt-ornn-sigma-linear -preset henaff/adding-T400/lt-ornn-128 -T 100 -sigma linear -steps 5000 -eval-every 50
 claim henaff-copy-T100-lt-ornn-output-bias    -preset henaff/copy-T500/lt-ornn-80    -T 100 -output-bias  -steps 3000 -eval-every 50
+# The soft orthogonality penalty's SGD step (not stated; the presets take the learning rate, 1e-4),
+# LT-ORNN 128 with pooling on adding T = 400 (the presets' arm: docs/run_claims.sh's).
+claim henaff-adding-T400-lt-ornn-pool-ortho1e-3 -preset henaff/adding-T400/lt-ornn-128-pool -ortho-lr 1e-3 -steps 5000 -eval-every 100
 quick_end # the arms below take about an hour or more each here
 # D1, D2 and the output bias at the paper's T = 500, LT-ORNN on copy, to the 10 000 steps of the
 # presets' arm (docs/run_claims.sh's henaff-copy-T500-lt-ornn), so that the arms compare at equal steps.
@@ -72,6 +75,7 @@ ablations=(
 	"σ on the inputs, LT-ORNN 128 adding T = 100|henaff-adding-T100-lt-ornn henaff-adding-T100-lt-ornn-sigma-tanh henaff-adding-T100-lt-ornn-sigma-linear"
 	"The LT-RNN's output bias (none in the presets, as in Henaff's equations), LT-ORNN 80 copy T = 100|henaff-copy-T100-lt-ornn henaff-copy-T100-lt-ornn-output-bias"
 	"The LT-RNN's output bias, LT-ORNN 80 copy T = 500|henaff-copy-T500-lt-ornn henaff-copy-T500-lt-ornn-output-bias"
+	"The orthogonality penalty's SGD step, 1e-4 (the presets') against 1e-3, LT-ORNN 128 with pooling adding T = 400|henaff-adding-T400-lt-ornn-pool henaff-adding-T400-lt-ornn-pool-ortho1e-3"
 	"D5 batch 50 (Arjovsky §4.2: \"batches of size 20 and 50\"), adding T = 100|arjovsky-adding-T100-lstm arjovsky-adding-T100-lstm-batch50 arjovsky-adding-T100-urnn arjovsky-adding-T100-urnn-batch50"
 	"D6 the draft's 32 hidden units for the baselines, copy T = 100|arjovsky-copy-T100-lstm arjovsky-copy-T100-lstm-32 arjovsky-copy-T100-tanh arjovsky-copy-T100-tanh-32 arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-32"
 	"D7 the IRNN's learning rate, copy T = 100|arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-lr1e-5 arjovsky-copy-T100-irnn-lr1e-8"

@@ -117,6 +117,8 @@ var presetFlags = []presetFlag{
 	field("steps", "training steps", 0, func(p *P) *int { return &p.Train.Steps }, atLeast(1), "an integer >= 1"),
 	field("batch", "sequences per step", 0, func(p *P) *int { return &p.Train.Batch }, atLeast(1), "an integer >= 1"),
 	field("lr", "RMSProp learning rate", 0, func(p *P) *float64 { return &p.Train.Optimizer.LR }, positive(false), "a number > 0"),
+	field("ortho-lr", "LT-ORNN with pooling: the SGD step of the soft orthogonality penalty (default: the learning rate)", 0,
+		func(p *P) *float64 { return &p.Train.Orthogonality.LR }, positive(false), "a number > 0"),
 	field("clip", "element-wise gradient clipping (0 turns it off)", -1, func(p *P) *float64 { return &p.Train.Optimizer.ClipValue },
 		positive(true), "a number >= 0 (0 turns clipping off)"),
 	field("chunk", "BPTT chunk length (0: whole sequence in one graph)", -1, func(p *P) *int { return &p.Train.Chunk },

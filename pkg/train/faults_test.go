@@ -155,4 +155,8 @@ func TestEvalBatchFitsLongTasks(t *testing.T) {
 	if c, err = c.withTaskDefaults(tasks.Copy{T: 100}); err != nil || c.EvalBatch != 100 {
 		t.Errorf("short task: EvalBatch %d, %v; want 100", c.EvalBatch, err)
 	}
+	if _, err := (Config{Steps: 1, Orthogonality: Orthogonality{LR: 1e-3}}).WithDefaults(); err == nil ||
+		!strings.Contains(err.Error(), "Orthogonality.LR = 0.001 with Points = 0") {
+		t.Errorf("an orthogonality step without the penalty: %v", err)
+	}
 }

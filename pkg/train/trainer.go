@@ -69,6 +69,9 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.Chunk < 0 {
 		return c, fmt.Errorf("train: Config.Chunk = %d, want >= 0 (0 means the whole sequence)", c.Chunk)
 	}
+	if c.Orthogonality.Points == 0 && c.Orthogonality.LR != 0 {
+		return c, fmt.Errorf("train: Config.Orthogonality.LR = %g with Points = 0: the orthogonality penalty is off (Henaff's pooling presets turn it on)", c.Orthogonality.LR)
+	}
 	var err error
 	c.Optimizer, err = c.Optimizer.withDefaults()
 	return c, err
