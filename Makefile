@@ -42,7 +42,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench docker clean
+.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench runs docker clean
 
 setup: debs tools kernels
 
@@ -130,6 +130,19 @@ bench: tools
 	@$(call apt_install,python3-torch)
 	$(GO) build -o bin/bench ./cmd/bench
 	bin/bench -torch bench/torch_reference.py -json build/bench.json
+
+# The papers' 8-seed runs, the successors' and the ablations (docs/run_*.sh), resumed where they
+# stopped: first every script's quick part (QUICK=1: the settings before its quick_end line), then
+# everything, each to its horizon; every script then rewrites its report (docs/VERDICTS.md,
+# RESULTS.md, SUCCESSORS.md, ABLATIONS.md and their figures). Days of training on 2 cores: stop it
+# any time with Ctrl-C (every replica saves a checkpoint) and run it again to go on. The scripts
+# run from copies in build/queue, because bash reads a script as it runs it.
+RUN_SCRIPTS := run_claims run_successors run_ablations
+runs: tools
+	$(GO) build -o build/queue/longmemory ./cmd/longmemory
+	mkdir -p build/queue && cp docs/runs.sh $(RUN_SCRIPTS:%=docs/%.sh) build/queue/
+	for s in $(RUN_SCRIPTS); do QUICK=1 LM=build/queue/longmemory bash build/queue/$$s.sh || exit 1; done
+	for s in $(RUN_SCRIPTS); do LM=build/queue/longmemory bash build/queue/$$s.sh || exit 1; done
 
 docker:
 	docker build -f docker/Dockerfile -t longmemory .
