@@ -42,6 +42,9 @@ claim henaff-copy-T100-lt-ornn-output-bias    -preset henaff/copy-T500/lt-ornn-8
 # The soft orthogonality penalty's SGD step (not stated; the presets take the learning rate, 1e-4),
 # LT-ORNN 128 with pooling on adding T = 400 (the presets' arm: docs/run_claims.sh's).
 claim henaff-adding-T400-lt-ornn-pool-ortho1e-3 -preset henaff/adding-T400/lt-ornn-128-pool -ortho-lr 1e-3 -steps 5000 -eval-every 100
+# The expRNN's A at a tenth of the learning rate, as its authors train it (the presets: one rate),
+# copy T = 500 (the presets' arm: docs/run_successors.sh's).
+claim successors-copy-T500-exprnn-93-lra0.1 -preset successors/copy-T500/exprnn-93 -lr-scale-a 0.1 -steps 3000 -eval-every 50
 quick_end # the arms below take about an hour or more each here
 # D1, D2 and the output bias at the paper's T = 500, LT-ORNN on copy, to the 10 000 steps of the
 # presets' arm (docs/run_claims.sh's henaff-copy-T500-lt-ornn), so that the arms compare at equal steps.
@@ -51,6 +54,8 @@ claim henaff-copy-T500-lt-ornn-output-bias -preset henaff/copy-T500/lt-ornn-80 -
 # D1, D2 on adding at the paper's T = 400 (the presets' arm: docs/run_claims.sh's henaff-adding-T400-lt-irnn).
 claim henaff-adding-T400-lt-irnn-batch50     -preset henaff/adding-T400/lt-irnn-128 -batch 50     -steps 5000 -eval-every 100
 claim henaff-adding-T400-lt-irnn-init-henaff -preset henaff/adding-T400/lt-irnn-128 -init henaff -steps 5000 -eval-every 100
+# The expRNN's A at a tenth on adding T = 400, to the budget of seconds' first pass (docs/run_successors.sh).
+claim successors-adding-T400-exprnn-125-lra0.1 -preset successors/adding-T400/exprnn-125 -lr-scale-a 0.1 -steps 5900 -eval-every 100
 # D5: "We trained all models on batches of size 20 and 50, the best results are reported" (Arjovsky §4.2).
 claim arjovsky-adding-T100-lstm-batch50 -preset arjovsky/adding-T100/lstm-peephole-128 -batch 50 -steps 10000 -eval-every 100
 claim arjovsky-adding-T100-urnn-batch50 -preset arjovsky/adding-T100/urnn-512          -batch 50 -steps 10000 -eval-every 100
@@ -76,6 +81,8 @@ ablations=(
 	"The LT-RNN's output bias (none in the presets, as in Henaff's equations), LT-ORNN 80 copy T = 100|henaff-copy-T100-lt-ornn henaff-copy-T100-lt-ornn-output-bias"
 	"The LT-RNN's output bias, LT-ORNN 80 copy T = 500|henaff-copy-T500-lt-ornn henaff-copy-T500-lt-ornn-output-bias"
 	"The orthogonality penalty's SGD step, 1e-4 (the presets') against 1e-3, LT-ORNN 128 with pooling adding T = 400|henaff-adding-T400-lt-ornn-pool henaff-adding-T400-lt-ornn-pool-ortho1e-3"
+	"The expRNN's A at a tenth of the learning rate (its authors' code), copy T = 500|successors-copy-T500-exprnn-93 successors-copy-T500-exprnn-93-lra0.1"
+	"The expRNN's A at a tenth of the learning rate, adding T = 400|successors-adding-T400-exprnn-125 successors-adding-T400-exprnn-125-lra0.1"
 	"D5 batch 50 (Arjovsky §4.2: \"batches of size 20 and 50\"), adding T = 100|arjovsky-adding-T100-lstm arjovsky-adding-T100-lstm-batch50 arjovsky-adding-T100-urnn arjovsky-adding-T100-urnn-batch50"
 	"D6 the draft's 32 hidden units for the baselines, copy T = 100|arjovsky-copy-T100-lstm arjovsky-copy-T100-lstm-32 arjovsky-copy-T100-tanh arjovsky-copy-T100-tanh-32 arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-32"
 	"D7 the IRNN's learning rate, copy T = 100|arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-lr1e-5 arjovsky-copy-T100-irnn-lr1e-8"

@@ -109,6 +109,8 @@ var presetFlags = []presetFlag{
 		"", func(p *P) *string { return &p.Model.Init }, nil, ""),
 	field("sigma", "LT-RNN: the nonlinearity on the inputs, linear, relu or tanh (default: relu on real-valued inputs, none on categorical)",
 		"", func(p *P) *string { return &p.Model.Sigma }, nil, ""),
+	field("lr-scale-a", "expRNN: train A at this multiple of -lr (its authors: 0.1; default: one rate)", 0.0,
+		func(p *P) *float64 { return &p.Model.LRScaleA }, positive(false), "a number > 0"),
 	field("output-bias", "LT-RNN: add an output bias b_y (Henaff's equations have none)", false, func(p *P) *bool { return &p.Model.OutputBias }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *P) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *P) *int { return &p.Task.T }, nil, ""),

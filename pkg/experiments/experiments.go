@@ -47,6 +47,9 @@ type Model struct {
 	// OutputBias adds b_y to an LT-RNN's readout (ltrnn.Cell.OutputBias; Henaff's equations
 	// have none).
 	OutputBias bool `json:",omitempty"`
+	// LRScaleA trains an expRNN's A at this multiple of the learning rate (its authors: 0.1);
+	// 0 keeps one rate (exprnn.Cell.LRScaleA).
+	LRScaleA float64 `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -67,6 +70,9 @@ func (m Model) String() string {
 	}
 	if m.OutputBias {
 		s += " output bias"
+	}
+	if m.LRScaleA != 0 {
+		s += fmt.Sprintf(" A at %g× lr", m.LRScaleA)
 	}
 	return s
 }
@@ -112,7 +118,11 @@ var models = []struct {
 	}},
 	// After the uRNN (notebook 11).
 	{"fc-urnn", func(m Model, in, out int, _ bool) rnn.Cell { return fcurnn.New(in, m.Hidden, out) }},
-	{"exprnn", func(m Model, in, out int, _ bool) rnn.Cell { return exprnn.New(in, m.Hidden, out) }},
+	{"exprnn", func(m Model, in, out int, _ bool) rnn.Cell {
+		c := exprnn.New(in, m.Hidden, out)
+		c.LRScaleA = m.LRScaleA
+		return c
+	}},
 	// A at its authors' learning rate, 1e-4.
 	{"scornn", func(m Model, in, out int, _ bool) rnn.Cell {
 		return &scornn.Cell{In: in, N: m.Hidden, Out: out, LRA: scornn.AuthorsLRA}
@@ -168,6 +178,9 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		if f.set && !strings.HasPrefix(m.Kind, "lt-") {
 			return nil, fmt.Errorf("experiments: Model.%s is for LT-RNNs, not %q", f.name, m.Kind)
 		}
+	}
+	if m.LRScaleA != 0 && m.Kind != "exprnn" {
+		return nil, fmt.Errorf("experiments: Model.LRScaleA is for the expRNN, not %q", m.Kind)
 	}
 	if _, ok := sigmas[m.Sigma]; m.Sigma != "" && !ok {
 		return nil, fmt.Errorf("experiments: Model.Sigma = %q, want \"\" (the task's default), \"linear\", \"relu\" or \"tanh\"", m.Sigma)

@@ -84,6 +84,7 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "lstm", Hidden: 8, Init: InitCode}, `Model.Init = "code" is for urnn, not "lstm"`},
 		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default), "henaff"`},
 		{Model{Kind: "lstm", Hidden: 8, Sigma: "tanh"}, `Model.Sigma is for LT-RNNs, not "lstm"`},
+		{Model{Kind: "scornn", Hidden: 8, LRScaleA: 0.1}, `Model.LRScaleA is for the expRNN, not "scornn"`},
 		{Model{Kind: "urnn", Hidden: 8, OutputBias: true}, `Model.OutputBias is for LT-RNNs, not "urnn"`},
 		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "sigmoid"}, `Model.Sigma = "sigmoid", want "" (the task's default), "linear", "relu" or "tanh"`},
 	} {

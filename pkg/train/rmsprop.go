@@ -24,6 +24,9 @@ const OptimizerScope = "/optimizer"
 //	a ← ρ a + (1 − ρ) g²
 //	θ ← θ − η g / √(a + ε)
 //
+// (η times the variable's scale for the cells that train some variables at their own rate,
+// rnn.LRScaled.)
+//
 // The uRNN authors' code starts a at 1e-3, uses no ε, and clips the LSTM's and RNN's
 // gradients element-wise at 1 (not the uRNN's). The zero value of each field means the
 // default given.
@@ -71,7 +74,8 @@ type updater struct {
 	opt   RMSProp
 	vars  []*model.Variable
 	accs  []*model.Variable
-	skip  []bool // variables moved by an rnn.Constrained cell's Update instead (their gradients count in the norm)
+	skip  []bool    // variables moved by an rnn.Constrained cell's Update instead (their gradients count in the norm)
+	scale []float64 // each variable's learning rate as a multiple of LR (rnn.LRScaled; 1 for most)
 	exec  *model.Exec
 }
 
@@ -79,13 +83,20 @@ type updater struct {
 func accName(path string) string { return "acc" + strings.ReplaceAll(path, "/", "_") }
 
 // newUpdater creates (or reuses, after a restore) the accumulators of vars in store.
-// The variables marked in skip keep no accumulator and are not updated.
-func newUpdater(backend compute.Backend, store *model.Store, vars []*model.Variable, skip []bool, opt RMSProp) (*updater, error) {
+// The variables marked in skip keep no accumulator and are not updated; scale, when not nil,
+// multiplies each variable's learning rate.
+func newUpdater(backend compute.Backend, store *model.Store, vars []*model.Variable, skip []bool, scale []float64, opt RMSProp) (*updater, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	u := &updater{store: store, opt: opt, vars: vars, skip: skip}
+	if scale == nil {
+		scale = make([]float64, len(vars))
+		for i := range scale {
+			scale[i] = 1
+		}
+	}
+	u := &updater{store: store, opt: opt, vars: vars, skip: skip, scale: scale}
 	scope := store.Scope(OptimizerScope)
 	for i, v := range vars {
 		if skip[i] {
@@ -154,7 +165,7 @@ func (u *updater) graph(_ *model.Scope, g *Graph, grads []*Node) []*Node {
 		}
 		acc := Add(MulScalar(u.accs[i].NodeValue(g), o.Decay), MulScalar(Mul(gr, gr), 1-o.Decay))
 		u.accs[i].SetNodeValue(acc)
-		step := Div(MulScalar(gr, o.LR), Sqrt(AddScalar(acc, o.Eps)))
+		step := Div(MulScalar(gr, o.LR*u.scale[i]), Sqrt(AddScalar(acc, o.Eps)))
 		u.vars[i].SetNodeValue(Sub(u.vars[i].NodeValue(g), step))
 	}
 	return []*Node{norm}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -185,7 +186,11 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	if t.constrained, err = newConstrainedStep(cell, store.Scope(ModelScope), t.Runner.Vars, cfg.Optimizer.LR); err != nil {
 		return nil, err
 	}
-	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, t.constrained.skip(t.Runner.Vars), cfg.Optimizer); err != nil {
+	scale, err := lrScales(cell, store.Scope(ModelScope), t.Runner.Vars)
+	if err != nil {
+		return nil, err
+	}
+	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, t.constrained.skip(t.Runner.Vars), scale, cfg.Optimizer); err != nil {
 		return nil, err
 	}
 	// Held out: fresh sequences also when the training batches come from a fixed set (tasks.Pool).
@@ -198,6 +203,30 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 		}
 	}
 	return t, nil
+}
+
+// lrScales returns each of vars' learning-rate scale for an rnn.LRScaled cell (nil otherwise:
+// one rate), checking that every name it gives is a trainable variable and every scale > 0.
+func lrScales(cell rnn.Cell, scope *model.Scope, vars []*model.Variable) ([]float64, error) {
+	c, ok := cell.(rnn.LRScaled)
+	if !ok || len(c.LRScales()) == 0 {
+		return nil, nil
+	}
+	scale := make([]float64, len(vars))
+	for i := range scale {
+		scale[i] = 1
+	}
+	for name, s := range c.LRScales() {
+		i := slices.IndexFunc(vars, func(v *model.Variable) bool { return v.Path() == scope.Scope()+"/"+name })
+		if i < 0 {
+			return nil, fmt.Errorf("train: %T scales the learning rate of %q, which is not a trainable variable under %s", cell, name, scope.Scope())
+		}
+		if !(s > 0) || math.IsInf(s, 1) {
+			return nil, fmt.Errorf("train: %T scales the learning rate of %q by %g, want a number > 0", cell, name, s)
+		}
+		scale[i] = s
+	}
+	return scale, nil
 }
 
 // Batch returns the training batch of step s (0-based): a pure function of Config.Seed

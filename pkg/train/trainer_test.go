@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/exprnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
@@ -183,7 +184,7 @@ func TestRMSPropStep(t *testing.T) {
 	}
 	vars := []*model.Variable{store.GetVariable("/model/w")}
 	opt := RMSProp{LR: 0.1, Decay: 0.9, AccInit: 1e-3, ClipValue: 2, ClipNorm: 1}
-	u, err := newUpdater(backend.MustNew(), store, vars, make([]bool, len(vars)), opt)
+	u, err := newUpdater(backend.MustNew(), store, vars, make([]bool, len(vars)), nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,5 +279,50 @@ func TestPoolHeldOutIsFresh(t *testing.T) {
 	}
 	if fresh == 0 {
 		t.Errorf("the held-out batch holds only the training set's sequence")
+	}
+}
+
+// TestLRScaledVariables: a cell that trains a variable at its own rate (rnn.LRScaled: the
+// expRNN's A at a tenth) moves it by that fraction of the step it gets at one rate, the other
+// variables alike; a scale that is not > 0 is an error naming it.
+func TestLRScaledVariables(t *testing.T) {
+	task := tasks.Copy{T: 3, Symbols: 2, Recall: 2}
+	deltas := map[float64]map[string][]float64{}
+	for _, scale := range []float64{0, 0.1} {
+		cell := &exprnn.Cell{In: task.NumInputs(), N: 4, Out: task.NumOutputs(), LRScaleA: scale, Type: dtypes.Float64}
+		tr, err := New(backend.MustNew(), cell, task, Config{Steps: 1, Batch: 2, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scope := tr.Store.Scope(ModelScope)
+		before := map[string][]float64{}
+		for _, name := range []string{"A", "V", "U"} {
+			before[name], _ = rnn.VariableValues(scope, name)
+		}
+		if err := tr.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		deltas[scale] = map[string][]float64{}
+		for name, b := range before {
+			after, _ := rnn.VariableValues(scope, name)
+			for i := range b {
+				deltas[scale][name] = append(deltas[scale][name], after[i]-b[i])
+			}
+		}
+	}
+	for name, one := range deltas[0] {
+		want := 1.0
+		if name == "A" {
+			want = 0.1
+		}
+		for i, d := range one {
+			if got := deltas[0.1][name][i]; math.Abs(got-want*d) > 1e-12+1e-9*math.Abs(d) || d == 0 {
+				t.Fatalf("%s[%d]: moved %g with A at a tenth, %g at one rate; want %g× (and a step that moves)", name, i, got, d, want)
+			}
+		}
+	}
+	bad := &exprnn.Cell{In: task.NumInputs(), N: 4, Out: task.NumOutputs(), LRScaleA: -1}
+	if _, err := New(backend.MustNew(), bad, task, Config{Steps: 1}); err == nil || !strings.Contains(err.Error(), "LRScaleA = -1") {
+		t.Errorf("LRScaleA -1: %v", err)
 	}
 }

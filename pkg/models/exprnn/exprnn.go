@@ -126,8 +126,21 @@ func (s SkewInit) String() string {
 // SkewInit and Type mean Henaff's initialisation and Float32.
 type Cell struct {
 	In, N, Out int
-	SkewInit   SkewInit     // zero value: Henaff
-	Type       dtypes.DType // zero value: Float32
+	SkewInit   SkewInit // zero value: Henaff
+	// LRScaleA is A's learning rate as a multiple of the other variables' (rnn.LRScaled); 0
+	// keeps one rate for all, as every model here. The authors' code trains A at a tenth.
+	LRScaleA float64
+	Type     dtypes.DType // zero value: Float32
+}
+
+var _ rnn.LRScaled = (*Cell)(nil)
+
+// LRScales implements rnn.LRScaled: A at LRScaleA, when set.
+func (c *Cell) LRScales() map[string]float64 {
+	if c.LRScaleA == 0 {
+		return nil
+	}
+	return map[string]float64{"A": c.LRScaleA}
 }
 
 // New returns an expRNN with In inputs, N units and Out outputs, with Henaff's initialisation.
@@ -198,6 +211,9 @@ func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
 	}
 	if c.SkewInit != Henaff && c.SkewInit != Cayley {
 		return fmt.Errorf("exprnn.Cell: SkewInit = %s, want Henaff or Cayley", c.SkewInit)
+	}
+	if !(c.LRScaleA >= 0) || math.IsInf(c.LRScaleA, 1) {
+		return fmt.Errorf("exprnn.Cell: LRScaleA = %g, want a number > 0, or 0 for one learning rate", c.LRScaleA)
 	}
 	if err := rnn.CheckDType("exprnn.Cell", c.DType()); err != nil {
 		return err

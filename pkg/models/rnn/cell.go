@@ -187,6 +187,14 @@ type Constrained interface {
 	Update(lr float64, values, grads map[string][]float64) (map[string][]float64, error)
 }
 
+// LRScaled is implemented by the cells some of whose variables their authors train at another
+// learning rate than the rest (the expRNN's A: a tenth of it in Lezcano-Casado &
+// Martínez-Rubio's code). The optimiser multiplies the step of each variable named (under the
+// cell's scope) by its scale, > 0; the other variables keep scale 1.
+type LRScaled interface {
+	LRScales() map[string]float64
+}
+
 // LinearReadout is implemented by the cells whose readout is linear in the whole state,
 //
 //	y_t = h_t U + b_o,   U [State, Out], b_o [Out],
