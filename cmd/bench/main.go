@@ -99,7 +99,7 @@ func main() {
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "bench/torch_reference.py", "PyTorch reference script, run by /usr/bin/python3 ('' to skip)")
 	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
-	cpuProfile := flag.String("cpuprofile", "", "with -one: write a CPU profile of the timed steps to this file (go tool pprof)")
+	cpuProfile := flag.String("cpuprofile", "", "with -one: write a CPU profile of the timed steps (of all replicas, from the step every one has compiled) to this file (go tool pprof)")
 	flag.Parse()
 	if *one != "" {
 		if *cpuProfile != "" {
@@ -291,6 +291,8 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	firstDone, end := make([]time.Time, replicas), make([]time.Time, replicas)
 	var loss float64
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	compiled := 0 // replicas past their first (compiling) step: the profile starts with the last
 	errs := make([]error, replicas)
 	for r, tr := range trainers {
 		wg.Go(func() {
@@ -303,9 +305,11 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 				}
 				if len(times[r]) == 1 {
 					firstDone[r] = now
-					if profileFile != nil && replicas == 1 { // after the first (compiling) step
+					mu.Lock()
+					if compiled++; compiled == replicas && profileFile != nil {
 						pprof.StartCPUProfile(profileFile)
 					}
+					mu.Unlock()
 				}
 				last = time.Now()
 			})

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
 // unitary is W = D3 R2 F⁻¹ D2 Π R1 F D1 ([1] §2, eq. 7) built into one graph, with all
@@ -25,7 +26,7 @@ type unitary struct {
 	permIdx *Node
 	a1, b1  *Node               // F with D1 folded: matA, matB
 	a2, b2  *Node               // F⁻¹ with D2 and D3 folded: matA, matBDiag
-	wRows   *Node               // DenseW: the real matrix with state·wRows = W state, [2n, 2n]
+	wT      *Node               // DenseW: the transpose of the real matrix M with state·M = W state, [2n, 2n] (for rnn.Times)
 	custom  func(h *Node) *Node // apply of a test-only variant (variants_test.go)
 }
 
@@ -75,7 +76,7 @@ func newUnitary(n int, theta, reflection *Node, perm []int, impl Impl) *unitary 
 	}
 	switch impl {
 	case DenseW:
-		u.wRows = u.fourStep(identity(theta, 2*n))
+		u.wT = Transpose(u.fourStep(identity(theta, 2*n)), 0, 1)
 	default:
 		if prep := testImpls[impl]; prep != nil {
 			u.custom = prep(u, theta)
@@ -103,7 +104,7 @@ func reflectionRows(vr, vi *Node) *Node {
 func (u *unitary) apply(h *Node) *Node {
 	switch u.impl {
 	case DenseW:
-		return MatMul(h, u.wRows)
+		return rnn.Times(h, u.wT)
 	case FourStep:
 		return u.fourStep(h)
 	case Native:
