@@ -6,11 +6,16 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
+	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
+	"github.com/urnn-notebooks/longmemory/pkg/seq"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
@@ -157,5 +162,67 @@ func TestHiddenGradScale(t *testing.T) {
 				t.Errorf("∂ℒ/∂%s is all zero: the check says nothing", v.Name())
 			}
 		}
+	}
+}
+
+// TestRunnerGradientsEqualPlainGraph checks the Runner's chunked walk (package seq: chunk
+// graphs, carried adjoints, the h_0 gradient) against GoMLX's gradient of the loss of one plain
+// unrolled graph, whole and in chunks of 3, for cells whose steps differ: a linear projection
+// (tanh RNN), σ(U x + b) with activation clipping (LT-IRNN, ReLU), the gates (LSTM with
+// peephole) and the uRNN's complex input map and unitary W.
+func TestRunnerGradientsEqualPlainGraph(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		task tasks.Task
+		cell func() rnn.Cell
+	}{
+		{"tanh/copy", tasks.Copy{T: 5, Recall: 2, Symbols: 3}, func() rnn.Cell { return &rnn.Simple{In: 5, N: 4, Out: 4, Type: dtypes.Float64} }},
+		{"lt-irnn/adding", tasks.Adding{T: 7}, func() rnn.Cell {
+			return &ltrnn.Cell{In: 2, N: 6, Out: 1, Sigma: ltrnn.ReLU, VInit: ltrnn.Identity, ClipNorm: 1.5, Type: dtypes.Float64}
+		}},
+		{"lstm-peephole/copy", tasks.Copy{T: 4, Recall: 2, Symbols: 3}, func() rnn.Cell {
+			c := lstm.NewURNNCode(5, 3, 4)
+			c.Type = dtypes.Float64
+			return c
+		}},
+		{"urnn/adding", tasks.Adding{T: 6}, func() rnn.Cell { return &urnn.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := tc.task.Sample(rand.New(rand.NewPCG(4, 4)), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRunner(t, tc.cell(), 0, 11)
+			x, targets, mask := seq.ChunkTensors(b, 0, b.Len, dtypes.Float64)
+			norm := seq.FloatTensor(dtypes.Float64, []float64{seq.Masked(b)})
+			want, err := model.ExecOnceN(backend.MustNew(), r.Store, func(_ *model.Scope, g *Graph) []*Node {
+				rnn.LiveVariables(r.Store, g)
+				step := r.Cell.Build(r.Store.Scope(ModelScope), g)
+				states := rnn.Unroll(step, Const(g, x), nil)
+				loss := seq.SequenceLoss(step.Readout(states), Const(g, targets), Const(g, mask), Reshape(Const(g, norm)))
+				return append([]*Node{loss}, Gradient(loss, r.varNodes(g)...)...)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, chunk := range []int{0, 3} {
+				got, err := newRunner(t, tc.cell(), chunk, 11).Gradients(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if wl := tensors.ToScalar[float64](want[0]); math.Abs(got.Loss-wl) > 1e-12*math.Abs(wl) {
+					t.Errorf("chunk %d: loss %.15g, plain graph %.15g", chunk, got.Loss, wl)
+				}
+				for i, v := range r.Vars {
+					w := tensors.MustCopyFlatData[float64](want[1+i])
+					h := tensors.MustCopyFlatData[float64](got.Grads[i])
+					for j := range w {
+						if d := math.Abs(h[j] - w[j]); d > 1e-10*(1+math.Abs(w[j])) {
+							t.Fatalf("chunk %d: ∂ℒ/∂%s[%d] = %.15g, plain graph %.15g", chunk, v.Path(), j, h[j], w[j])
+						}
+					}
+				}
+			}
+		})
 	}
 }
