@@ -98,7 +98,9 @@ func stepNodes(t testing.TB, c *Cell, store *model.Store) (forward, withGradient
 // FourStep or DenseW grow past the counts measured (since rnn.UnrollStates projects each
 // step's input on its own: one more node forward, four more backward, for a step twice as fast;
 // since FourStep's layout changes became reshapes around two-block transposes, ten more
-// forward and twenty more with the backward, for a uRNN 512 step 1.5× faster).
+// forward and twenty more with the backward, for a uRNN 512 step 1.5× faster; since stageBDiag
+// takes two block swaps instead of a transpose that kept a last axis of 2, four and eight more,
+// for 5%).
 func TestStepNodes(t *testing.T) {
 	for _, tc := range []struct {
 		n       int
@@ -106,7 +108,7 @@ func TestStepNodes(t *testing.T) {
 		maxFwd  int // forward nodes per step
 		maxBoth int // forward and backward
 	}{
-		{8, FourStep, 43, 158}, {128, FourStep, 43, 158}, {128, DenseW, 18, 77},
+		{8, FourStep, 47, 166}, {128, FourStep, 47, 166}, {128, DenseW, 18, 77},
 		{128, implDenseDFT, 0, 0}, {128, implRadix2, 0, 0},
 	} {
 		c, store := newTestCell(t, 2, tc.n, 1, dtypes.Float32, tc.impl, 1)

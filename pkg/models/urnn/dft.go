@@ -80,11 +80,12 @@ func block(ar, ai *Node, outAxis, inAxis int) *Node {
 // (the DFT's j2 or k1), with the states as the left operand: the layouts the Go backend
 // multiplies without transposing, and whose gradients need no transpose either. The
 // layout changes between the stages are all transposes of two blocks of axes ([A, B] →
-// [B, A], or [A, B, C] → [B, A, C], or the last axis kept), which the Go backend copies
-// row by row instead of element by element (generic transposes were 45% of a uRNN 512
-// training step before). The exception is stageBDiag's, which keeps a last axis of only 2
-// values: the backend walks an index iterator per pair there (about a sixth of a step in a
-// profile after the change; splitting it into two block swaps measured no faster).
+// [B, A], or [A, B, C] → [B, A, C]), which the Go backend copies row by row instead of
+// element by element (generic transposes were 45% of a uRNN 512 training step before; one
+// that kept a last axis of only 2 values, stageBDiag's, was still walked pair by pair until
+// it became two block swaps: 1.70 → 1.61 s a uRNN 512 step at adding T = 750). The
+// gradients with respect to the matrices (which hold D1, D2, D3) contract the data batch, and
+// the backend transposes one operand for each of those inside its DotGeneral.
 
 // input lays out states x [batch, 2n] = [Re z | Im z], z_j with j = n2 j1 + j2, as stage
 // A's input [j2, batch, c, j1]: one transpose of two blocks.
@@ -95,9 +96,10 @@ func (fs fourStep) input(x *Node) *Node {
 
 // matA returns the real matrix of the first four-step stage, A[j2, k1, d, c, j1], the
 // real form of scale · ω_{n1}^{j1 k1} ω_n^{j2 k1} · din_{n2 j1 + j2} (din nil: no
-// diagonal). Its axes are ordered batch, free, contracted: the order in which GoMLX's
-// gradient of a DotGeneral produces them, so that gradient needs no transpose either.
-func (fs fourStep) matA(g *Graph, dt dtypes.DType, sign, scale float64, din *diag) *Node {
+// diagonal); with toBDiag its free axes come the other way round, A[j2, d, k1, c, j1], the
+// layout stageBDiag takes. Its axes are ordered batch, free, contracted: the order in which
+// GoMLX's gradient of a DotGeneral produces them, so that gradient needs no transpose either.
+func (fs fourStep) matA(g *Graph, dt dtypes.DType, sign, scale float64, din *diag, toBDiag bool) *Node {
 	n1, n2 := fs.n1, fs.n2
 	vals := make([]complex128, n2*n1*n1) // [j2, k1, j1]
 	for j2 := range n2 {
@@ -113,11 +115,15 @@ func (fs fourStep) matA(g *Graph, dt dtypes.DType, sign, scale float64, din *dia
 		lay := func(d *Node) *Node { return InsertAxes(Transpose(Reshape(d, n1, n2), 0, 1), 1) }
 		ar, ai = cmul(ar, ai, lay(din.cos), lay(din.sin))
 	}
+	if toBDiag {
+		return block(ar, ai, 1, 3) // [j2, d, k1, c, j1]
+	}
 	return block(ar, ai, 2, 3) // [j2, k1, d, c, j1]
 }
 
 // stageA applies a = matA(…) to x [j2, batch, c, j1] (input's layout):
-// Y[j2, batch, k1, d] = Σ_{c, j1} x[j2, batch, c, j1] A[j2, k1, d, c, j1].
+// Y[j2, batch, k1, d] = Σ_{c, j1} x[j2, batch, c, j1] A[j2, k1, d, c, j1] (Y[j2, batch, d, k1]
+// for a matA toBDiag).
 func stageA(a, x *Node) *Node { return DotGeneral(x, []int{2, 3}, []int{0}, a, []int{3, 4}, []int{0}) }
 
 // matB returns the real matrix of the second stage without a diagonal, B[e, k2, j2, d],
@@ -157,13 +163,19 @@ func (fs fourStep) matBDiag(g *Graph, dt dtypes.DType, sign float64, dout diag) 
 	// dout_k with k = k1 + n1 k2, laid out [k1, k2, 1].
 	lay := func(d *Node) *Node { return InsertAxes(Transpose(Reshape(d, n2, n1), 0, 1), 2) }
 	br, bi = cmul(br, bi, lay(dout.cos), lay(dout.sin)) // [k1, k2, j2]
-	return block(br, bi, 1, 4)                          // [k1, e, k2, j2, d]
+	return block(br, bi, 1, 3)                          // [k1, e, k2, d, j2]
 }
 
-// stageBDiag applies b = matBDiag(…) to Y[j2, batch, k1, d] (stage A's output): the
-// result, [k1, batch, e, k2], is the spectrum with k1 first.
+// stageBDiag applies b = matBDiag(…) to Y[j2, batch, d, k1] (stage A's output with a matA
+// toBDiag): the result, [k1, batch, e, k2], is the spectrum with k1 first. Bringing k1 to the
+// front and j2 to the back takes two transposes of blocks, [j2, (batch d k1)] → [(batch d k1), j2]
+// and then [(batch d), k1, j2] → [k1, (batch d), j2], each copied in runs of n2 or more values:
+// one transpose [j2, batch, k1, d] → [k1, batch, j2, d] would keep a last axis of 2 values,
+// which the backend walks pair by pair (a quarter of a uRNN 512 step).
 func stageBDiag(b, y *Node) *Node {
-	y = TransposeAllAxes(y, 2, 1, 0, 3) // [k1, batch, j2, d]: the last axis kept
+	n2, batch, n1 := y.Shape().Dim(0), y.Shape().Dim(1), y.Shape().Dim(3)
+	y = Reshape(Transpose(Reshape(y, n2, batch*2*n1), 0, 1), batch*2, n1, n2) // [(batch d), k1, j2]
+	y = Reshape(TransposeAllAxes(y, 1, 0, 2), n1, batch, 2, n2)               // [k1, batch, d, j2]
 	return DotGeneral(y, []int{2, 3}, []int{0}, b, []int{3, 4}, []int{0})
 }
 
@@ -183,6 +195,6 @@ func (fs fourStep) dft(x *Node, inverse bool) *Node {
 	}
 	g, dt := x.Graph(), x.DType()
 	one := diag{Ones(g, shapes.Make(dt, fs.n)), Zeros(g, shapes.Make(dt, fs.n))}
-	a := fs.matA(g, dt, sign, 1/math.Sqrt(float64(fs.n)), nil)
+	a := fs.matA(g, dt, sign, 1/math.Sqrt(float64(fs.n)), nil, true)
 	return fs.output(stageBDiag(fs.matBDiag(g, dt, sign, one), stageA(a, fs.input(x))))
 }

@@ -71,8 +71,8 @@ func newUnitary(n int, theta, reflection *Node, perm []int, impl Impl) *unitary 
 		g, dt := theta.Graph(), theta.DType()
 		u.permIdx = Reshape(Const(g, idx), 2, fs.n1, fs.n2, 1)
 		scale := 1 / math.Sqrt(float64(n))
-		u.a1, u.b1 = fs.matA(g, dt, -1, scale, &u.d[0]), fs.matB(g, dt, -1)
-		u.a2, u.b2 = fs.matA(g, dt, +1, scale, &u.d[1]), fs.matBDiag(g, dt, +1, u.d[2])
+		u.a1, u.b1 = fs.matA(g, dt, -1, scale, &u.d[0], false), fs.matB(g, dt, -1)
+		u.a2, u.b2 = fs.matA(g, dt, +1, scale, &u.d[1], true), fs.matBDiag(g, dt, +1, u.d[2])
 	}
 	switch impl {
 	case DenseW:
@@ -121,9 +121,9 @@ func (u *unitary) apply(h *Node) *Node {
 // acts on the spectrum, Π is one Gather, D2 folds into stage A of F⁻¹ and D3 into its
 // stage B, and R2 is applied last as R_{D3 v2}. Every DotGeneral has the states on the
 // left with the data batch right after the batch axis, and every layout change is a
-// transpose of two blocks of axes (see input): 4 DotGenerals, 6 such transposes, a
-// Gather and the two rank-2 reflections (4 small matmuls) per step; the only transpose the
-// backend still walks pair by pair is stageBDiag's (see the note above input in dft.go).
+// transpose of two blocks of axes (see input): 4 DotGenerals, 7 such transposes, a
+// Gather and the two rank-2 reflections (4 small matmuls) per step (see the note above input
+// in dft.go).
 func (u *unitary) fourStep(h *Node) *Node {
 	fs, n := u.fs, u.n
 	batch := h.Shape().Dim(0)

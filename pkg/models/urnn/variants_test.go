@@ -37,10 +37,10 @@ func prepareDenseDFT(u *unitary, like *Node) func(h *Node) *Node {
 	scale := 1 / math.Sqrt(float64(n))
 	vs := &variantState{u: u}
 	x := fs.input(identity(like, 2*n))
-	a1 := fs.matA(g, dt, -1, scale, &u.d[0])
+	a1 := fs.matA(g, dt, -1, scale, &u.d[0], false)
 	// F D1 on the identity rows, the spectrum moved from (k1, c, k2) to the state layout (c, k2, k1).
 	vs.a1 = Reshape(TransposeAllAxes(fs.stageB(fs.matB(g, dt, -1), stageA(a1, x)), 0, 2, 3, 1), 2*n, 2*n)
-	a2 := fs.matA(g, dt, +1, scale, &u.d[1])
+	a2 := fs.matA(g, dt, +1, scale, &u.d[1], true)
 	m := fs.output(stageBDiag(fs.matBDiag(g, dt, +1, u.d[2]), stageA(a2, x)))
 	inv := make([]int, n)
 	for j, p := range u.perm {
