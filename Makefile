@@ -135,14 +135,17 @@ bench: tools
 # stopped: first every script's quick part (QUICK=1: the settings before its quick_end line), then
 # everything, each to its horizon; every script then rewrites its report (docs/VERDICTS.md,
 # RESULTS.md, SUCCESSORS.md, ABLATIONS.md and their figures). Days of training on 2 cores: stop it
-# any time with Ctrl-C (every replica saves a checkpoint) and run it again to go on. The scripts
-# run from copies in build/queue, because bash reads a script as it runs it.
+# any time with Ctrl-C (every replica saves a checkpoint, then the queue stops) and run it again to
+# go on; a script that fails otherwise is reported and the next one starts. The scripts run from
+# copies in build/queue, because bash reads a script as it runs it (one make runs at a time).
 RUN_SCRIPTS := run_claims run_successors run_ablations
 runs: tools
-	$(GO) build -o build/queue/longmemory ./cmd/longmemory
 	mkdir -p build/queue && cp docs/runs.sh $(RUN_SCRIPTS:%=docs/%.sh) build/queue/
-	for s in $(RUN_SCRIPTS); do QUICK=1 LM=build/queue/longmemory bash build/queue/$$s.sh || exit 1; done
-	for s in $(RUN_SCRIPTS); do LM=build/queue/longmemory bash build/queue/$$s.sh || exit 1; done
+	$(GO) build -o build/queue/longmemory ./cmd/longmemory
+	for s in $(RUN_SCRIPTS); do QUICK=1 LM=build/queue/longmemory bash build/queue/$$s.sh; \
+		c=$$?; [ $$c -lt 128 ] || exit $$c; [ $$c = 0 ] || echo "make runs: $$s failed ($$c); going on"; done
+	for s in $(RUN_SCRIPTS); do LM=build/queue/longmemory bash build/queue/$$s.sh; \
+		c=$$?; [ $$c -lt 128 ] || exit $$c; [ $$c = 0 ] || echo "make runs: $$s failed ($$c); going on"; done
 
 docker:
 	docker build -f docker/Dockerfile -t longmemory .

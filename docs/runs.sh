@@ -13,6 +13,10 @@
 # Each setting resumes if its replicas already hold checkpoints, so a script can be stopped
 # (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
 export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
+# Ctrl-C (SIGINT) or SIGTERM ends the script, not only the setting under way: longmemory train
+# catches the signal, saves every replica's checkpoint and exits, and then the script stops with
+# the same signal (so that a caller, such as make runs, stops too).
+trap 'trap - INT TERM; kill -INT $$' INT TERM
 out="${1:-docs/runs}"
 lm="${LM:-}"
 if [ -z "$lm" ]; then

@@ -161,9 +161,10 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 			return err
 		}
 		if r.Replicas > 1 {
-			// Against the same configuration trained alone, measured right before it, in
-			// seedPairs alternating pairs: the row keeps the pair of the median ratio (the
-			// machine's load moves the ratio of one pair by ±15%).
+			// Against the same configuration trained alone, measured next to it (right after
+			// the first replicas' run, right before the others), in seedPairs alternating
+			// pairs: the row keeps the pair of the median ratio (the machine's load moves the
+			// ratio of one pair by ±15%).
 			single, _, _ := strings.Cut(cfg, ":x")
 			type pair struct{ at, alone Result }
 			var pairs []pair

@@ -85,8 +85,13 @@ func RunDir(p experiments.Preset) string {
 // legacyDir is where Train kept p's checkpoints before run directories: named by a hash of
 // the settings as printed, the checkpoint files at its top. The training settings are printed
 // as train.Config was then, with an empty CheckpointDir field before CheckpointEvery (the
-// field has moved to the Trainer since), so that the name stays what it was.
+// field has moved to the Trainer since), so that the name stays what it was. A preset that sets
+// an option added after run directories (Model.Init, Sigma, OutputBias, LRScaleA, Task.Pool)
+// has no legacy directory: "".
 func legacyDir(p experiments.Preset) string {
+	if m := p.Model; m.Init != "" || m.Sigma != "" || m.OutputBias || m.LRScaleA != 0 || p.Task.Pool != 0 {
+		return ""
+	}
 	cfg := strings.Replace(fmt.Sprintf("%+v", p.Train), " CheckpointEvery:", " CheckpointDir: CheckpointEvery:", 1)
 	h := fnv.New32a()
 	m, t := p.Model, p.Task // as %+v printed them before Model had an Init and Task a Pool
@@ -102,6 +107,9 @@ func adoptLegacy(p experiments.Preset, dir string) error {
 		return nil
 	}
 	old := legacyDir(p)
+	if old == "" {
+		return nil
+	}
 	if st, err := os.Stat(old); err != nil || !st.IsDir() {
 		return nil
 	}

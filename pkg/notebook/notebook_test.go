@@ -190,6 +190,12 @@ func TestRunDir(t *testing.T) {
 	if r, l := filepath.Base(RunDir(tinyPreset("test/legacy"))), filepath.Base(legacyDir(tinyPreset("test/legacy"))); r != "test_legacy-7f2567a3" || l != "test_legacy-be9860bf" {
 		t.Errorf("RunDir, legacyDir of tinyPreset = %s, %s; want the names such runs already have", r, l)
 	}
+	// A preset with an option newer than run directories has no legacy checkpoints to adopt.
+	pooled := tinyPreset("test/legacy")
+	pooled.Task.Pool = 10
+	if l := legacyDir(pooled); l != "" {
+		t.Errorf("legacyDir of a preset with Task.Pool = %q, want none", l)
+	}
 	for _, change := range []func(*experiments.Preset){
 		func(p *experiments.Preset) { p.Train.ScaleHiddenGrad = false },
 		func(p *experiments.Preset) { p.Train.Optimizer.LR = 1e-3 },

@@ -17,8 +17,9 @@ type Pool struct {
 }
 
 // HeldOut returns the task whose draws score a model on data it has not trained on: t itself,
-// or for a Pool the task it draws its set from (whose fresh sequences repeat one of the set's
-// with probability N/K^S or less on copy: nil for 10⁵ of 8¹⁰).
+// or for a Pool the task it draws its set from (a fresh copy sequence repeats one of the set's
+// with probability at most N/K^S, 10⁻⁴ for 10⁵ of 8¹⁰: about one in a hundred held-out batches
+// of 100 holds one).
 func HeldOut(t Task) Task {
 	if p, ok := t.(Pool); ok {
 		return p.Task
