@@ -17,6 +17,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err == errUsage {
 			return 2
 		}
-		if sig, ok := err.(interrupted); ok {
+		if sig := (interrupted{}); errors.As(err, &sig) {
 			return sig.exitCode() // train has said where the checkpoint is
 		}
 		fmt.Fprintln(stderr, "longmemory:", err)
