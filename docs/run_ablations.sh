@@ -30,6 +30,9 @@ claim henaff-copy-T100-lstm               -preset henaff/copy-T500/lstm-80   -T 
 claim henaff-copy-T100-lstm-init-henaff   -preset henaff/copy-T500/lstm-80   -T 100 -init henaff  -steps 5000 -eval-every 50
 claim henaff-adding-T100-lstm             -preset henaff/adding-T400/lstm-128 -T 100              -steps 5000 -eval-every 50
 claim henaff-adding-T100-lstm-init-henaff -preset henaff/adding-T400/lstm-128 -T 100 -init henaff -steps 5000 -eval-every 50
+# The forget gate's initial bias for Henaff's LSTM (not stated; Zaremba's form starts it at 0, the
+# uRNN code's LSTM at 1), T = 100 (the presets' arm: henaff-copy-T100-lstm above).
+claim henaff-copy-T100-lstm-forget1       -preset henaff/copy-T500/lstm-80   -T 100 -forget-bias 1 -steps 5000 -eval-every 50
 # Gradient clipping for Henaff's LSTM (not stated; the presets clip nothing): element-wise at 1, T = 100.
 claim henaff-adding-T100-lstm-clip1       -preset henaff/adding-T400/lstm-128 -T 100 -clip 1      -steps 5000 -eval-every 50
 # σ on the inputs for adding (not stated for real inputs; the presets use ReLU, as Henaff's adding
@@ -75,6 +78,7 @@ ablations=(
 	"D2 variance 1/√n read literally, LT-IRNN 128 adding T = 400|henaff-adding-T400-lt-irnn henaff-adding-T400-lt-irnn-init-henaff"
 	"D3 Gaussian of variance 1/√n for the LSTM (-init henaff), LSTM 80 copy T = 100|henaff-copy-T100-lstm henaff-copy-T100-lstm-init-henaff"
 	"D3 Gaussian of variance 1/√n for the LSTM, LSTM 128 adding T = 100|henaff-adding-T100-lstm henaff-adding-T100-lstm-init-henaff"
+	"The forget gate's initial bias for Henaff's LSTM, 0 (the presets', Zaremba's) against 1, LSTM 80 copy T = 100|henaff-copy-T100-lstm henaff-copy-T100-lstm-forget1"
 	"Gradient clipping at 1 for Henaff's LSTM (not stated), LSTM 128 adding T = 100|henaff-adding-T100-lstm henaff-adding-T100-lstm-clip1"
 	"σ on the inputs (relu, the presets', against tanh and none), LT-IRNN 128 adding T = 100|henaff-adding-T100-lt-irnn henaff-adding-T100-lt-irnn-sigma-tanh henaff-adding-T100-lt-irnn-sigma-linear"
 	"σ on the inputs, LT-ORNN 128 adding T = 100|henaff-adding-T100-lt-ornn henaff-adding-T100-lt-ornn-sigma-tanh henaff-adding-T100-lt-ornn-sigma-linear"

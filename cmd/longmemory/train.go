@@ -111,6 +111,8 @@ var presetFlags = []presetFlag{
 		"", func(p *P) *string { return &p.Model.Sigma }, nil, ""),
 	field("lr-scale-a", "expRNN: train A at this multiple of -lr (its authors: 0.1; default: one rate)", 0.0,
 		func(p *P) *float64 { return &p.Model.LRScaleA }, positive(false), "a number > 0"),
+	field("forget-bias", "LSTM: the forget gate's initial bias b_f (default: the kind's, 0 for lstm, 1 for lstm-peephole)", 0.0,
+		func(p *P) *float64 { return &p.Model.ForgetBias }, func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }, "a finite number"),
 	field("output-bias", "LT-RNN: add an output bias b_y (Henaff's equations have none)", false, func(p *P) *bool { return &p.Model.OutputBias }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *P) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *P) *int { return &p.Task.T }, nil, ""),

@@ -12,6 +12,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -50,6 +51,10 @@ type Model struct {
 	// LRScaleA trains an expRNN's A at this multiple of the learning rate (its authors: 0.1);
 	// 0 keeps one rate (exprnn.Cell.LRScaleA).
 	LRScaleA float64 `json:",omitempty"`
+	// ForgetBias starts an LSTM's forget-gate bias b_f at this value; 0 keeps the kind's (0 for
+	// "lstm", Zaremba's; 1 for "lstm-peephole", the uRNN code's), so 0 itself cannot be asked of
+	// "lstm-peephole" here (lstm.Cell.ForgetBias can).
+	ForgetBias float64 `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -73,6 +78,9 @@ func (m Model) String() string {
 	}
 	if m.LRScaleA != 0 {
 		s += fmt.Sprintf(" A at %g× lr", m.LRScaleA)
+	}
+	if m.ForgetBias != 0 {
+		s += fmt.Sprintf(" forget bias %g", m.ForgetBias)
 	}
 	return s
 }
@@ -154,6 +162,9 @@ func ltCell(c *ltrnn.Cell, m Model, real bool) rnn.Cell {
 // lstmCell sets an LSTM's initialisation.
 func lstmCell(c *lstm.Cell, m Model) rnn.Cell {
 	c.Gaussian = m.Init == InitHenaff
+	if m.ForgetBias != 0 {
+		c.ForgetBias = m.ForgetBias
+	}
 	return c
 }
 
@@ -181,6 +192,12 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	}
 	if m.LRScaleA != 0 && m.Kind != "exprnn" {
 		return nil, fmt.Errorf("experiments: Model.LRScaleA is for the expRNN, not %q", m.Kind)
+	}
+	if m.ForgetBias != 0 && !strings.HasPrefix(m.Kind, "lstm") {
+		return nil, fmt.Errorf("experiments: Model.ForgetBias is for the LSTMs, not %q", m.Kind)
+	}
+	if math.IsNaN(m.ForgetBias) || math.IsInf(m.ForgetBias, 0) {
+		return nil, fmt.Errorf("experiments: Model.ForgetBias = %g, want a finite number", m.ForgetBias)
 	}
 	if _, ok := sigmas[m.Sigma]; m.Sigma != "" && !ok {
 		return nil, fmt.Errorf("experiments: Model.Sigma = %q, want \"\" (the task's default), \"linear\", \"relu\" or \"tanh\"", m.Sigma)

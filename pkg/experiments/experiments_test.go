@@ -85,6 +85,7 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default), "henaff"`},
 		{Model{Kind: "lstm", Hidden: 8, Sigma: "tanh"}, `Model.Sigma is for LT-RNNs, not "lstm"`},
 		{Model{Kind: "scornn", Hidden: 8, LRScaleA: 0.1}, `Model.LRScaleA is for the expRNN, not "scornn"`},
+		{Model{Kind: "gru", Hidden: 8, ForgetBias: 1}, `Model.ForgetBias is for the LSTMs, not "gru"`},
 		{Model{Kind: "urnn", Hidden: 8, OutputBias: true}, `Model.OutputBias is for LT-RNNs, not "urnn"`},
 		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "sigmoid"}, `Model.Sigma = "sigmoid", want "" (the task's default), "linear", "relu" or "tanh"`},
 	} {
@@ -128,6 +129,16 @@ func TestBadModelAndTask(t *testing.T) {
 		}
 		if c := cell.(*ltrnn.Cell); c.Sigma != tc.want || c.OutputBias != tc.m.OutputBias {
 			t.Errorf("%v on %s: σ %v, output bias %v; want %v, %v", tc.m, tc.task, c.Sigma, c.OutputBias, tc.want, tc.m.OutputBias)
+		}
+	}
+	// ForgetBias reaches the LSTM; 0 keeps the kind's.
+	for _, tc := range []struct {
+		m    Model
+		want float64
+	}{{Model{Kind: "lstm", Hidden: 4}, 0}, {Model{Kind: "lstm", Hidden: 4, ForgetBias: 1}, 1}, {Model{Kind: "lstm-peephole", Hidden: 4}, 1}} {
+		cell, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build()
+		if err != nil || cell.(*lstm.Cell).ForgetBias != tc.want {
+			t.Errorf("%v: forget bias %v, %v; want %g", tc.m, cell, err, tc.want)
 		}
 	}
 	// Pool wraps the synthetic tasks in a fixed training set, and nothing else.

@@ -86,10 +86,11 @@ func RunDir(p experiments.Preset) string {
 // the settings as printed, the checkpoint files at its top. The training settings are printed
 // as train.Config was then, with an empty CheckpointDir field before CheckpointEvery (the
 // field has moved to the Trainer since), so that the name stays what it was. A preset that sets
-// an option added after run directories (Model.Init, Sigma, OutputBias, LRScaleA, Task.Pool)
+// an option added after run directories (Model.Init, Sigma, OutputBias, LRScaleA, ForgetBias,
+// Task.Pool)
 // has no legacy directory: "".
 func legacyDir(p experiments.Preset) string {
-	if m := p.Model; m.Init != "" || m.Sigma != "" || m.OutputBias || m.LRScaleA != 0 || p.Task.Pool != 0 {
+	if m := p.Model; m.Init != "" || m.Sigma != "" || m.OutputBias || m.LRScaleA != 0 || m.ForgetBias != 0 || p.Task.Pool != 0 {
 		return ""
 	}
 	cfg := strings.Replace(fmt.Sprintf("%+v", p.Train), " CheckpointEvery:", " CheckpointDir: CheckpointEvery:", 1)
