@@ -31,13 +31,18 @@ func newConstrainedStep(cell rnn.Cell, scope *model.Scope, vars []*model.Variabl
 	}
 	s := &constrainedStep{cell: c, scope: scope, lr: lr, grads: map[string]int{}}
 	for _, name := range c.ConstrainedVariables() {
-		i := slices.IndexFunc(vars, func(v *model.Variable) bool { return v.Path() == scope.Scope()+"/"+name })
+		i := varIndex(vars, scope, name)
 		if i < 0 {
 			return nil, fmt.Errorf("train: %T names %q as constrained, but it is not a trainable variable under %s", cell, name, scope.Scope())
 		}
 		s.grads[name] = i
 	}
 	return s, nil
+}
+
+// varIndex returns the index in vars of the variable name under scope, or -1.
+func varIndex(vars []*model.Variable, scope *model.Scope, name string) int {
+	return slices.IndexFunc(vars, func(v *model.Variable) bool { return v.Path() == scope.Scope()+"/"+name })
 }
 
 // skip marks the entries of vars that the optimiser must not update.

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"syscall"
 	"time"
 
@@ -217,7 +216,7 @@ func lrScales(cell rnn.Cell, scope *model.Scope, vars []*model.Variable) ([]floa
 		scale[i] = 1
 	}
 	for name, s := range c.LRScales() {
-		i := slices.IndexFunc(vars, func(v *model.Variable) bool { return v.Path() == scope.Scope()+"/"+name })
+		i := varIndex(vars, scope, name)
 		if i < 0 {
 			return nil, fmt.Errorf("train: %T scales the learning rate of %q, which is not a trainable variable under %s", cell, name, scope.Scope())
 		}
