@@ -182,19 +182,18 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Hidden < 1 {
 		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)
 	}
+	// The options of one family of kinds (those whose name starts with prefix).
 	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"Pooling", m.Pooling}, {"Sigma", m.Sigma != ""}, {"OutputBias", m.OutputBias}} {
-		if f.set && !strings.HasPrefix(m.Kind, "lt-") {
-			return nil, fmt.Errorf("experiments: Model.%s is for LT-RNNs, not %q", f.name, m.Kind)
+		name, prefix, family string
+		set                  bool
+	}{
+		{"Pooling", "lt-", "LT-RNNs", m.Pooling}, {"Sigma", "lt-", "LT-RNNs", m.Sigma != ""},
+		{"OutputBias", "lt-", "LT-RNNs", m.OutputBias}, {"LRScaleA", "exprnn", "the expRNN", m.LRScaleA != 0},
+		{"ForgetBias", "lstm", "the LSTMs", m.ForgetBias != 0},
+	} {
+		if f.set && !strings.HasPrefix(m.Kind, f.prefix) {
+			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", f.name, f.family, m.Kind)
 		}
-	}
-	if m.LRScaleA != 0 && m.Kind != "exprnn" {
-		return nil, fmt.Errorf("experiments: Model.LRScaleA is for the expRNN, not %q", m.Kind)
-	}
-	if m.ForgetBias != 0 && !strings.HasPrefix(m.Kind, "lstm") {
-		return nil, fmt.Errorf("experiments: Model.ForgetBias is for the LSTMs, not %q", m.Kind)
 	}
 	if math.IsNaN(m.ForgetBias) || math.IsInf(m.ForgetBias, 0) {
 		return nil, fmt.Errorf("experiments: Model.ForgetBias = %g, want a finite number", m.ForgetBias)
