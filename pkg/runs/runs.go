@@ -40,10 +40,14 @@ const (
 // once in one process (goroutines sharing the backend) took 0.53–0.57× (LSTM 40),
 // 0.63–0.80× (uRNN 128), 0.74–0.85× (LT-ORNN 80) and 0.61–0.82× (tanh RNN 80) of the time of
 // 8 runs in turn at copy T = 100 (two bench runs), 2 at once 0.71–0.94×; 8 uRNN 128 at T =
-// 2000 peaked at 755 MiB.
+// 2000 peaked at 755 MiB (790 MiB after the uRNN's DenseW went through rnn.Times: cmd/bench
+// -one urnn:128:copy:2000:x8).
 //
 // One graph with a leading replica axis was measured too and is slower than runs in turn
-// (train.BenchmarkReplicaLayouts); 8 processes at once (cmd/bench -one, 20 steps each) took
+// (train.BenchmarkReplicaLayouts). The uRNN's FourStep could share its DFT matrices across
+// replicas (the diagonals applied to the states), so that 8 replicas would be one recurrence at
+// batch 160, but that alone already costs more than 8 of Auto's DenseW in turn: 2571 µs a step
+// against 8 × 303 µs, forward and backward (N = 128, the method of urnn.BenchmarkDFT); 8 processes at once (cmd/bench -one, 20 steps each) took
 // 1.36× (LT-ORNN 80) and 1.02× (uRNN 128) the time of 8 replicas in one process. At once, the replicas can gain at most what a single run
 // leaves of the two cores: measured with cmd/bench -one (copy T = 100, taskset), a run on one
 // core takes 1.55× (LT-ORNN 80), 1.56× (uRNN 128), 1.24× (LSTM 40), 1.46× (tanh 80) its time on
