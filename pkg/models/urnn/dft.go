@@ -85,9 +85,16 @@ func block(ar, ai *Node, outAxis, inAxis int) *Node {
 // that kept a last axis of only 2 values, stageBDiag's, was still walked pair by pair until
 // it became two block swaps: 1.70 → 1.61 s a uRNN 512 step at adding T = 750). The
 // gradients with respect to the matrices (which hold D1, D2, D3) contract the data batch, and
-// the backend transposes one operand for each of those inside its DotGeneral; applying D1, D2
+// the backend transposes operands for each of those inside its DotGeneral; applying D1, D2
 // and D3 to the states instead (the matrices then constant) measured no faster (1.50–1.60 s
 // folded, 1.56–1.62 s unfolded at T = 750) with 25 more nodes a step forward, 78 in all.
+// Those transposes are the backend's: GoMLX's gradient of the matrix contracts v = ∂C/∂Y over
+// the data batch, which sits in the middle of Y, and compute's DotGeneral multiplies without
+// copying only when the left operand's contracted axes are trailing, so it copies v and the
+// states through its generic transpose (8 per step at N = 512; about a fifth of a step in a
+// CPU profile). With the matrix as the left operand (Y = [j2, k1, d, batch]) the matrix's
+// gradient needs no copy, but the states' gradient then contracts (k1, d) in the middle of v:
+// one copy per stage instead of two, for a different chain of layouts between the stages.
 
 // input lays out states x [batch, 2n] = [Re z | Im z], z_j with j = n2 j1 + j2, as stage
 // A's input [j2, batch, c, j1]: one transpose of two blocks.
