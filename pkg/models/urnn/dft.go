@@ -90,11 +90,11 @@ func block(ar, ai *Node, outAxis, inAxis int) *Node {
 // folded, 1.56–1.62 s unfolded at T = 750) with 25 more nodes a step forward, 78 in all.
 // Those transposes are the backend's: GoMLX's gradient of the matrix contracts v = ∂C/∂Y over
 // the data batch, which sits in the middle of Y, and compute's DotGeneral multiplies without
-// copying only when the left operand's contracted axes are trailing, so it copies v and the
-// states through its generic transpose (8 per step at N = 512; about a fifth of a step in a
-// CPU profile). With the matrix as the left operand (Y = [j2, k1, d, batch]) the matrix's
-// gradient needs no copy, but the states' gradient then contracts (k1, d) in the middle of v:
-// one copy per stage instead of two, for a different chain of layouts between the stages.
+// copying only when the left operand's contracted axes are trailing, so it copies both operands
+// through its generic transpose (4 products, 8 copies a step at N = 512; about a fifth of a step
+// in a CPU profile). With the matrix as the left operand (Y = [j2, k1, d, batch]) the matrix's
+// gradient needs no copy, but the states' gradient then contracts (k1, d) in the middle of v,
+// and the backend would copy v and the (larger) matrix at every step instead.
 
 // input lays out states x [batch, 2n] = [Re z | Im z], z_j with j = n2 j1 + j2, as stage
 // A's input [j2, batch, c, j1]: one transpose of two blocks.
