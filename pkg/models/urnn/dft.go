@@ -91,7 +91,7 @@ func block(ar, ai *Node, outAxis, inAxis int) *Node {
 // Those transposes are the backend's: GoMLX's gradient of the matrix contracts v = ∂C/∂Y over
 // the data batch, which sits in the middle of Y, and compute's DotGeneral multiplies without
 // copying only when the left operand's contracted axes are trailing, so it copies both operands
-// through its generic transpose (4 products, 8 copies a step at N = 512; about a fifth of a step
+// through its generic transpose (3 products, 6 copies a step at N = 512; about a fifth of a step
 // in a CPU profile). With the matrix as the left operand (Y = [j2, k1, d, batch]) the matrix's
 // gradient needs no copy, but the states' gradient then contracts (k1, d) in the middle of v,
 // and the backend would copy v and the (larger) matrix at every step instead.
