@@ -92,9 +92,10 @@ func block(ar, ai *Node, outAxis, inAxis int) *Node {
 // the data batch, which sits in the middle of Y, and compute's DotGeneral multiplies without
 // copying only when the left operand's contracted axes are trailing, so it copies both operands
 // through its generic transpose (3 products, 6 copies a step at N = 512; about a fifth of a step
-// in a CPU profile). With the matrix as the left operand (Y = [j2, k1, d, batch]) the matrix's
-// gradient needs no copy, but the states' gradient then contracts (k1, d) in the middle of v,
-// and the backend would copy v and the (larger) matrix at every step instead.
+// in a CPU profile). This holds for the right operand of any product: its gradient contracts
+// v over the left operand's free axes, which follow v's batch axes, so with the matrix on the
+// left (Y = [j2, k1, d, batch]) the states' gradient would copy v and the (larger) matrix at
+// every step instead.
 
 // input lays out states x [batch, 2n] = [Re z | Im z], z_j with j = n2 j1 + j2, as stage
 // A's input [j2, batch, c, j1]: one transpose of two blocks.
