@@ -69,6 +69,40 @@ func ChunkTensors(b *tasks.Batch, start, end int, dtype dtypes.DType) (x, target
 	return
 }
 
+// LastStepTensors returns the targets and the mask of step end − 1 of b alone: int32 labels
+// [B, 1] (or the regression targets [B, 1]) and mask [B, 1] in dtype. A chunk ending at end
+// that reads out its last state only takes them (Walker.ReadLast).
+func LastStepTensors(b *tasks.Batch, end int, dtype dtypes.DType) (targets, mask *tensors.Tensor) {
+	ms := make([]float64, b.Size)
+	var labels []int32
+	for i := range b.Size {
+		ms[i] = float64(b.Mask[i*b.Len+end-1])
+		if b.Labels != nil {
+			labels = append(labels, b.Labels[i*b.Len+end-1])
+		}
+	}
+	mask = FloatTensor(dtype, ms, b.Size, 1)
+	if b.Labels != nil {
+		targets = tensors.FromFlatDataAndDimensions(labels, b.Size, 1)
+	} else {
+		targets = FloatTensor(dtype, toF64(b.Y), b.Size, 1)
+	}
+	return
+}
+
+// LastStepOnly reports whether b's mask is zero at every step but the last (the adding
+// problem, pixel MNIST): the batches whose chunks can read out their last state only.
+func LastStepOnly(b *tasks.Batch) bool {
+	for i := range b.Size {
+		for _, m := range b.Mask[i*b.Len : (i+1)*b.Len-1] {
+			if m != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // Masked returns Σ b.Mask, the number of steps the loss of b applies to (the norm of
 // SequenceLoss).
 func Masked(b *tasks.Batch) float64 {

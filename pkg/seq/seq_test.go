@@ -82,6 +82,47 @@ func TestChunkTensors(t *testing.T) {
 	}
 }
 
+// TestLastStepTensors checks LastStepOnly on the tasks (adding: yes; copy: no, nor a mask
+// with one earlier step set) and that LastStepTensors gives the last column of the chunk's
+// labels and mask.
+func TestLastStepTensors(t *testing.T) {
+	a, err := tasks.Adding{T: 5}.Sample(rand.New(rand.NewPCG(1, 1)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tasks.Copy{T: 3, Recall: 2, Symbols: 3}.Sample(rand.New(rand.NewPCG(1, 1)), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !seq.LastStepOnly(a) || seq.LastStepOnly(c) {
+		t.Errorf("LastStepOnly: adding %v, copy %v; want true, false", seq.LastStepOnly(a), seq.LastStepOnly(c))
+	}
+	for i := range c.Mask {
+		c.Mask[i] = 0
+	}
+	for i := range c.Size {
+		c.Mask[(i+1)*c.Len-1] = 1
+	}
+	if !seq.LastStepOnly(c) {
+		t.Errorf("LastStepOnly = false for a copy batch masked at its last step only")
+	}
+	_, cy, cm := seq.ChunkTensors(c, 2, 6, dtypes.Float64)
+	ly, lm := seq.LastStepTensors(c, 6, dtypes.Float64)
+	if !reflect.DeepEqual(ly.Shape().Dimensions, []int{c.Size, 1}) || !reflect.DeepEqual(lm.Shape().Dimensions, []int{c.Size, 1}) {
+		t.Fatalf("LastStepTensors dims %v, %v; want [%d 1]", ly.Shape().Dimensions, lm.Shape().Dimensions, c.Size)
+	}
+	ys, ms := tensors.MustCopyFlatData[int32](cy), tensors.MustCopyFlatData[float64](cm)
+	for i, y := range tensors.MustCopyFlatData[int32](ly) {
+		if m := tensors.MustCopyFlatData[float64](lm)[i]; y != ys[i*4+3] || m != ms[i*4+3] {
+			t.Errorf("row %d: last step label %d, mask %g; the chunk's last column holds %d, %g", i, y, m, ys[i*4+3], ms[i*4+3])
+		}
+	}
+	c.Mask[1] = 1
+	if seq.LastStepOnly(c) {
+		t.Errorf("LastStepOnly = true with step 1 of row 0 masked")
+	}
+}
+
 // TestWalker checks that the final state and ∂ℒ/∂h_0 do not depend on the chunk length,
 // and the walker's errors.
 func TestWalker(t *testing.T) {

@@ -20,7 +20,8 @@ import (
 type ChunkGraph struct {
 	Step rnn.Step
 	// HIn is the state entering the chunk [B, State], X its inputs [B, C, In]; Targets,
-	// Mask and Norm are as SequenceLoss takes them.
+	// Mask and Norm are as SequenceLoss takes them (Targets and Mask of the chunk's last step
+	// alone, [B, 1], when it reads out its last state only: see Walker.ReadLast).
 	HIn, X, Targets, Mask, Norm *Node
 	// States are h after each step of the chunk, [B, State] each, as separate nodes (a
 	// gradient can be taken with respect to each); Stacked is them stacked, [B, C, State],
@@ -33,14 +34,19 @@ type ChunkGraph struct {
 	Carry []*Node
 
 	gradScale          float64
+	readLast           bool
 	outputs, loss, gIn *Node
 }
 
-// Outputs returns Readout(Stacked), [B, C, Out] (built once). With Walker.HiddenGradScale
-// the gradient that reaches the states from them is scaled.
+// Outputs returns Readout(Stacked), [B, C, Out], or Readout(HOut), [B, 1, Out], when the
+// chunk reads out its last state only (Walker.ReadLast); built once. With
+// Walker.HiddenGradScale the gradient that reaches the states from them is scaled.
 func (c *ChunkGraph) Outputs() *Node {
 	if c.outputs == nil {
 		states := c.Stacked
+		if c.readLast {
+			states = InsertAxes(c.HOut, 1)
+		}
 		if s := c.gradScale; s != 0 && s != 1 {
 			states = IdentityWithCustomGradient(states, func(_, v *Node) *Node { return MulScalar(v, s) })
 		}
@@ -96,6 +102,18 @@ type Walker struct {
 	// every gradient through the recurrence is scaled, the readout's own is not. Set it
 	// before the first walk (the graphs are built then).
 	HiddenGradScale float64
+	// ReadLast, when set, makes the chunks of a batch whose mask is zero before its last step
+	// (the adding problem, pixel MNIST: the loss reads the last output only) read out their
+	// last state only: their graphs get the mask and labels of that step alone ([B, 1]) and
+	// Outputs is [B, 1, Out], so the readouts of the other steps, which the mask zeroes, are
+	// neither computed nor differentiated (the gradient of the stacked states was sliced
+	// back into every step). The loss and gradients are the full readout's (tested in package
+	// train); the chunk of a batch whose mask is not of that form reads every step. Hooks
+	// that need every step's output leave it unset. Measured (cmd/bench -one, adding, medians
+	// of 3 alternated runs, the same losses): a training step of the LT-ORNN 128 40.8 → 30.2 ms
+	// at T = 400 and 83 → 64 ms at T = 750, of the LSTM 128 160 → 140 ms at T = 400, of the
+	// uRNN 512 1532 → 1443 ms at T = 750.
+	ReadLast bool
 
 	initExec, fwdExec, bwdExec *model.Exec
 }
@@ -151,6 +169,7 @@ func NewWalker(backend compute.Backend, scope *model.Scope, cell rnn.Cell, chunk
 func (w *Walker) chunkGraph(g *Graph, in []*Node) *ChunkGraph {
 	c := &ChunkGraph{Step: w.Cell.Build(w.Scope, g), HIn: in[0], X: in[1], Targets: in[2], Mask: in[3], Norm: in[4],
 		gradScale: w.HiddenGradScale}
+	c.readLast = c.Mask.Shape().Dim(1) == 1 && c.X.Shape().Dim(1) > 1 // chunkArgs of a walk with last set
 	c.States = rnn.UnrollStates(c.Step, c.X, c.HIn)
 	c.HOut = c.States[len(c.States)-1]
 	c.Stacked = Stack(c.States, 1)
@@ -163,6 +182,7 @@ type walk struct {
 	dtype dtypes.DType
 	spans [][2]int
 	norm  *tensors.Tensor // Σ mask, the norm of SequenceLoss
+	last  bool            // the chunks read out their last state only (Walker.ReadLast)
 }
 
 // start checks b and returns its walk and h_0.
@@ -174,7 +194,8 @@ func (w *Walker) start(b *tasks.Batch) (*walk, *tensors.Tensor, error) {
 		return nil, nil, fmt.Errorf("seq: batch has %d inputs per step, cell %T expects %d", b.NumIn, w.Cell, s.In)
 	}
 	dt := w.Cell.DType()
-	p := &walk{b: b, dtype: dt, spans: Chunks(b.Len, w.Chunk), norm: FloatTensor(dt, []float64{Masked(b)})}
+	p := &walk{b: b, dtype: dt, spans: Chunks(b.Len, w.Chunk), norm: FloatTensor(dt, []float64{Masked(b)}),
+		last: w.ReadLast && LastStepOnly(b)}
 	h, err := w.initExec.Call1(FloatTensor(dt, make([]float64, b.Size), b.Size))
 	return p, h, err
 }
@@ -182,6 +203,9 @@ func (w *Walker) start(b *tasks.Batch) (*walk, *tensors.Tensor, error) {
 // chunkArgs returns the inputs of chunk k entered with state h.
 func (p *walk) chunkArgs(k int, h *tensors.Tensor) []any {
 	x, y, m := ChunkTensors(p.b, p.spans[k][0], p.spans[k][1], p.dtype)
+	if p.last {
+		y, m = LastStepTensors(p.b, p.spans[k][1], p.dtype)
+	}
 	return []any{h, x, y, m, p.norm}
 }
 

@@ -21,7 +21,8 @@ const ModelScope = "/model"
 
 // Runner computes the loss of a cell on task batches, and its exact gradient with respect
 // to every trainable variable, one chunk graph at a time: a seq.Walker (whose Backend, Cell,
-// Chunk and HiddenGradScale it shows) with the loss, the accuracy and the gradients as hooks.
+// Chunk, HiddenGradScale and ReadLast it shows; NewRunner sets ReadLast) with the loss, the
+// accuracy and the gradients as hooks.
 type Runner struct {
 	*seq.Walker
 	Store *model.Store
@@ -52,6 +53,7 @@ func NewRunner(backend compute.Backend, store *model.Store, cell rnn.Cell, chunk
 	if err != nil {
 		return nil, err
 	}
+	r.ReadLast = true // only the loss and the gradients leave the chunk graphs
 	// in = [∂ℒ/∂h_0] → ∂ℒ/∂θ through h_0 = Initial(θ).
 	r.initGradExec, err = model.NewExec(backend, store, func(_ *model.Scope, g *Graph, in []*Node) []*Node {
 		rnn.LiveVariables(store, g)

@@ -165,6 +165,78 @@ func TestHiddenGradScale(t *testing.T) {
 	}
 }
 
+// TestReadLastEqualsFullReadout checks that reading out only the last state of each chunk
+// (seq.Walker.ReadLast, which NewRunner sets) changes neither the loss nor any gradient: on
+// the adding problem (regression), on a classification batch masked at its last step only,
+// with Henaff's 1/T scaling and the LT-RNN's pooled decoder, in chunks that divide the sequence, one that leaves a last chunk
+// of one step, and none; and that a batch masked elsewhere too (copy) is read at every step.
+func TestReadLastEqualsFullReadout(t *testing.T) {
+	adding, err := tasks.Adding{T: 13}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyBatch, err := tasks.Copy{T: 6, Recall: 3, Symbols: 4}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastLabel, err := tasks.Copy{T: 6, Recall: 3, Symbols: 4}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range lastLabel.Mask {
+		lastLabel.Mask[i] = 0
+	}
+	for i := range lastLabel.Size {
+		lastLabel.Mask[(i+1)*lastLabel.Len-1] = 1
+	}
+	if !seq.LastStepOnly(adding) || !seq.LastStepOnly(lastLabel) || seq.LastStepOnly(copyBatch) {
+		t.Fatalf("LastStepOnly: adding %v, last label %v, copy %v", seq.LastStepOnly(adding), seq.LastStepOnly(lastLabel), seq.LastStepOnly(copyBatch))
+	}
+	for _, tc := range []struct {
+		name  string
+		b     *tasks.Batch
+		scale float64
+		cell  func() rnn.Cell
+	}{
+		{"irnn/adding", adding, 0, func() rnn.Cell {
+			c := rnn.NewIRNN(2, 4, 1)
+			c.Type = dtypes.Float64
+			return c
+		}},
+		{"lt-irnn-pool/adding/scaled", adding, 1.0 / 13, func() rnn.Cell {
+			return &ltrnn.Cell{In: 2, N: 4, Out: 1, Sigma: ltrnn.ReLU, VInit: ltrnn.Identity, Pooling: true, Type: dtypes.Float64}
+		}},
+		{"lstm/last-label", lastLabel, 0, func() rnn.Cell { return &lstm.Cell{In: 6, N: 4, Out: 5, Type: dtypes.Float64} }},
+		{"tanh/copy", copyBatch, 0, func() rnn.Cell { return &rnn.Simple{In: 6, N: 5, Out: 5, Type: dtypes.Float64} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, chunk := range []int{0, 4, 5, tc.b.Len - 1} {
+				var res [2]*Result
+				for k, readLast := range []bool{false, true} {
+					r := newRunner(t, tc.cell(), chunk, 5)
+					r.HiddenGradScale, r.ReadLast = tc.scale, readLast
+					if res[k], err = r.Gradients(tc.b); err != nil {
+						t.Fatal(err)
+					}
+				}
+				full, last := res[0], res[1]
+				if math.Abs(last.Loss-full.Loss) > 1e-12*math.Abs(full.Loss) || last.Correct != full.Correct {
+					t.Errorf("chunk %d: loss %.15g, %g right; full readout %.15g, %g", chunk, last.Loss, last.Correct, full.Loss, full.Correct)
+				}
+				for i := range full.Grads {
+					want := tensors.MustCopyFlatData[float64](full.Grads[i])
+					have := tensors.MustCopyFlatData[float64](last.Grads[i])
+					for j := range want {
+						if d := math.Abs(have[j] - want[j]); d > 1e-12*(1+math.Abs(want[j])) {
+							t.Fatalf("chunk %d: gradient %d[%d] = %.15g, full readout %.15g", chunk, i, j, have[j], want[j])
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestRunnerGradientsEqualPlainGraph checks the Runner's chunked walk (package seq: chunk
 // graphs, carried adjoints, the h_0 gradient) against GoMLX's gradient of the loss of one plain
 // unrolled graph, whole and in chunks of 3, for cells whose steps differ: a linear projection
