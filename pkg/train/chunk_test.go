@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -31,6 +32,24 @@ func newRunner(t *testing.T, cell rnn.Cell, chunk int, seed uint64) *Runner {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// sameGradients fails t unless got's loss, count of right predictions and every gradient
+// equal want's (to 1e-12 relative); what names got, ref names want.
+func sameGradients(t *testing.T, what, ref string, got, want *Result) {
+	t.Helper()
+	if math.Abs(got.Loss-want.Loss) > 1e-12*math.Abs(want.Loss) || got.Correct != want.Correct {
+		t.Errorf("%s: loss %.15g, %g right; %s %.15g, %g", what, got.Loss, got.Correct, ref, want.Loss, want.Correct)
+	}
+	for i := range want.Grads {
+		w := tensors.MustCopyFlatData[float64](want.Grads[i])
+		h := tensors.MustCopyFlatData[float64](got.Grads[i])
+		for j := range w {
+			if d := math.Abs(h[j] - w[j]); d > 1e-12*(1+math.Abs(w[j])) {
+				t.Fatalf("%s: gradient %d[%d] = %.15g, %s %.15g", what, i, j, h[j], ref, w[j])
+			}
+		}
+	}
 }
 
 // TestChunkedGradientsEqualUnrolled checks that chunked BPTT gives the gradients of the
@@ -64,18 +83,7 @@ func TestChunkedGradientsEqualUnrolled(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if math.Abs(got.Loss-full.Loss) > 1e-12*math.Abs(full.Loss) {
-					t.Errorf("chunk %d: loss %.15g, unrolled %.15g", chunk, got.Loss, full.Loss)
-				}
-				for i := range full.Grads {
-					want := tensors.MustCopyFlatData[float64](full.Grads[i])
-					have := tensors.MustCopyFlatData[float64](got.Grads[i])
-					for j := range want {
-						if d := math.Abs(have[j] - want[j]); d > 1e-12*(1+math.Abs(want[j])) {
-							t.Fatalf("chunk %d: gradient %d[%d] = %.15g, unrolled %.15g", chunk, i, j, have[j], want[j])
-						}
-					}
-				}
+				sameGradients(t, fmt.Sprintf("chunk %d", chunk), "unrolled", got, full)
 			}
 		})
 	}
@@ -219,19 +227,7 @@ func TestReadLastEqualsFullReadout(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				full, last := res[0], res[1]
-				if math.Abs(last.Loss-full.Loss) > 1e-12*math.Abs(full.Loss) || last.Correct != full.Correct {
-					t.Errorf("chunk %d: loss %.15g, %g right; full readout %.15g, %g", chunk, last.Loss, last.Correct, full.Loss, full.Correct)
-				}
-				for i := range full.Grads {
-					want := tensors.MustCopyFlatData[float64](full.Grads[i])
-					have := tensors.MustCopyFlatData[float64](last.Grads[i])
-					for j := range want {
-						if d := math.Abs(have[j] - want[j]); d > 1e-12*(1+math.Abs(want[j])) {
-							t.Fatalf("chunk %d: gradient %d[%d] = %.15g, full readout %.15g", chunk, i, j, have[j], want[j])
-						}
-					}
-				}
+				sameGradients(t, fmt.Sprintf("chunk %d", chunk), "full readout", res[1], res[0])
 			}
 		})
 	}
