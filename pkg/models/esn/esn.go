@@ -264,7 +264,7 @@ func (s *step) Initial(batch int) *Node {
 }
 
 // Project returns W_in x_t for all steps, [batch, T, N].
-func (s *step) Project(x *Node) *Node { return Einsum("bti,in->btn", x, s.win) }
+func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.win) }
 
 // Next returns h_t = tanh(W_in x_t + W h_{t−1}); px [batch, N] from Project.
 func (s *step) Next(h, px *Node) *Node { return Tanh(Add(MatMul(h, s.w), px)) }

@@ -258,7 +258,7 @@ func (s *step) Initial(batch int) *Node {
 }
 
 // Project returns x_t·V for all steps, [batch, T, N].
-func (s *step) Project(x *Node) *Node { return Einsum("bti,in->btn", x, s.v) }
+func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.v) }
 
 // Next returns σ(h·W + px) with the real modReLU σ(z) = sign(z)·ReLU(|z| + b), computed as
 // sign(z)·ReLU(sign(z)·z + b): one matmul and five element-wise nodes (|z| as sign(z)·z

@@ -134,7 +134,7 @@ func (s *step) Initial(batch int) *Node {
 
 // Project returns V x_t for all t, [batch, T, 2N] (V complex N×In, stored as the real
 // In×2N matrix [Re Vᵀ | Im Vᵀ], [2] §3.2).
-func (s *step) Project(x *Node) *Node { return Einsum("bti,in->btn", x, s.V) }
+func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.V) }
 
 // Next is h_t = modReLU(W h_{t−1} + V x_t): one matmul by M, the add, and modReLU.
 func (s *step) Next(h, px *Node) *Node { return s.act(Add(rnn.Times(h, s.mT), px)) }

@@ -155,7 +155,7 @@ func (s *step) Initial(batch int) *Node {
 
 // Project returns V x_t + b for all steps and gates, [batch, T, 3N] (blocks z|r|h̃).
 func (s *step) Project(x *Node) *Node {
-	return Add(Einsum("bti,ig->btg", x, s.v), ExpandLeftToRank(s.b, 3))
+	return Add(rnn.ProjectInputs(x, s.v), ExpandLeftToRank(s.b, x.Rank()))
 }
 
 // Next advances h by one step; px is [batch, 3N] from Project.

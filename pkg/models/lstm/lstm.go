@@ -213,7 +213,7 @@ func (s *step) Initial(batch int) *Node {
 
 // Project returns V x_t + b for all steps and gates, [batch, T, 4N] (blocks i|f|o|g).
 func (s *step) Project(x *Node) *Node {
-	return Add(Einsum("bti,ig->btg", x, s.v), ExpandLeftToRank(s.b, 3))
+	return Add(rnn.ProjectInputs(x, s.v), ExpandLeftToRank(s.b, x.Rank()))
 }
 
 // Next advances [h | c] by one step; px is [batch, 4N] from Project.

@@ -59,7 +59,7 @@ func clipState(h, l, l2 *graph.Node) *graph.Node {
 func (c *Cell) Build(scope *model.Scope, g *graph.Graph) rnn.Step {
 	nodes := rnn.ReadVariables(scope, g, c.variables(Weights{}), c)
 	s := &step{
-		cell: c, u: nodes["U"], b: nodes["b"], v: nodes["V"], w: nodes["W"],
+		cell: c, uT: graph.Transpose(nodes["U"], 0, 1), b: nodes["b"], v: nodes["V"], w: nodes["W"],
 		wp: nodes["WP"], by: nodes["by"], // nil without Pooling or OutputBias
 	}
 	if l, on := c.clipNorm(); on {
@@ -70,9 +70,9 @@ func (c *Cell) Build(scope *model.Scope, g *graph.Graph) rnn.Step {
 }
 
 type step struct {
-	cell               *Cell
-	u, b, v, w, wp, by *graph.Node
-	clip, clip2        *graph.Node // l and l·l; nil when clipping is off
+	cell                *Cell
+	uT, b, v, w, wp, by *graph.Node // uT = Uᵀ [In, N], for rnn.ProjectInputs
+	clip, clip2         *graph.Node // l and l·l; nil when clipping is off
 }
 
 // Initial returns h_0 = 0, [batch, N].
@@ -80,9 +80,10 @@ func (s *step) Initial(batch int) *graph.Node {
 	return graph.Zeros(s.v.Graph(), shapes.Make(s.v.DType(), batch, s.cell.N))
 }
 
-// Project returns σ(U x_t + b) for all t: x [batch, T, In] → [batch, T, N].
+// Project returns σ(U x_t + b) for all t, x [batch, T, In] → [batch, T, N], or for one step,
+// [batch, In] → [batch, N].
 func (s *step) Project(x *graph.Node) *graph.Node {
-	z := graph.Add(graph.DotGeneral(x, []int{2}, nil, s.u, []int{1}, nil), graph.ExpandLeftToRank(s.b, 3))
+	z := graph.Add(rnn.ProjectInputs(x, s.uT), graph.ExpandLeftToRank(s.b, x.Rank()))
 	switch s.cell.Sigma {
 	case ReLU:
 		return activation.Relu(z)

@@ -93,10 +93,10 @@ func (s *step) Initial(batch int) *Node {
 	return Zeros(s.win.Graph(), shapes.Make(s.win.DType(), batch, 2*s.in+1))
 }
 
-// Project returns [α_t | x_t] for all t, [batch, T, 1 + In]: the gate depends on x_t
-// only, so it is computed for every step at once.
+// Project returns [α_t | x_t] for all t, [batch, T, 1 + In] (or for one step, [batch, 1 + In]):
+// the gate depends on x_t only.
 func (s *step) Project(x *Node) *Node {
-	logit := Add(DotGeneral(x, []int{2}, nil, s.win, []int{0}, nil), s.bin) // [batch, T]
+	logit := Add(DotGeneral(x, []int{x.Rank() - 1}, nil, s.win, []int{0}, nil), s.bin) // [batch, T]
 	return Concatenate([]*Node{InsertAxes(Sigmoid(logit), -1), x}, -1)
 }
 

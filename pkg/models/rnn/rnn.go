@@ -113,7 +113,7 @@ func (s *simpleStep) Initial(batch int) *Node {
 }
 
 func (s *simpleStep) Project(x *Node) *Node {
-	return Add(Einsum("bti,in->btn", x, s.v), ExpandLeftToRank(s.b, 3))
+	return Add(ProjectInputs(x, s.v), ExpandLeftToRank(s.b, x.Rank()))
 }
 
 func (s *simpleStep) Next(h, px *Node) *Node {

@@ -164,7 +164,7 @@ func (s *step) Initial(batch int) *Node {
 }
 
 // Project returns V x_t for all t, [batch, T, N].
-func (s *step) Project(x *Node) *Node { return Einsum("bti,in->btn", x, s.V) }
+func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.V) }
 
 // Next is h_t = sign(z) ReLU(|z| + b) with z = W h_{t−1} + V x_t: one matmul and 6
 // element-wise nodes.

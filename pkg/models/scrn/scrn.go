@@ -199,7 +199,7 @@ func (st *step) Initial(batch int) *Node {
 // Project returns x_t · [A + (1 − α) B P | (1 − α) B] for all steps, [batch, T, N+S]: the
 // input part of the hidden pre-activation and of the new context.
 func (st *step) Project(x *Node) *Node {
-	return Einsum("bti,ij->btj", x, st.in)
+	return rnn.ProjectInputs(x, st.in)
 }
 
 // Next returns [h_t | s_t] from [h_{t−1} | s_{t−1}] and px [batch, N+S] from Project:

@@ -12,7 +12,9 @@
 //     Config.Mismatched cell after Init of Config.New's, panic naming the variable.
 //   - ParamCount: the trainable variables Init creates hold NumParams() values (for cells
 //     that have the method), and each Config.ParamCounts configuration its documented count.
-//   - Shapes: Sizes(), and the shapes and dtypes of Initial, Unroll and Readout.
+//   - Shapes: Sizes(), and the shapes and dtypes of Initial, Unroll and Readout; Project of
+//     one step's inputs, [batch, In] (as UnrollStates calls it), equals that step of Project
+//     of all steps, [batch, T, In].
 //   - Gradient: GoMLX's gradient of a loss on the outputs against central differences, for
 //     every element of every trainable variable (CheckGradient); every trainable variable
 //     reaches the outputs with a nonzero gradient.
@@ -365,13 +367,35 @@ func checkShapes(cfg Config, _ func(string, ...any)) error {
 		rnn.LiveVariables(store, g)
 		step := cell.Build(scope, g)
 		h0 := step.Initial(batch)
-		states := rnn.Unroll(step, Const(g, uniform(1, batch, T, sz.In)), nil)
-		return []*Node{h0, states, step.Readout(states), step.Readout(h0)}
+		x := Const(g, uniform(1, batch, T, sz.In))
+		states := rnn.Unroll(step, x, nil)
+		out := []*Node{h0, states, step.Readout(states), step.Readout(h0), step.Project(x)}
+		for t := range T {
+			out = append(out, step.Project(Squeeze(SliceAxis(x, 1, AxisElem(t)), 1)))
+		}
+		return out
 	})
 	if err != nil {
 		return err
 	}
 	var errs []error
+	all := res[4]
+	P := all.Shape().Dim(-1)
+	whole := tensors.MustCopyFlatData[float64](all)
+	for t := range T {
+		one := res[5+t]
+		if got := one.Shape(); !slices.Equal(got.Dimensions, []int{batch, P}) {
+			errs = append(errs, fmt.Errorf("Project of step %d's inputs [%d, %d] has shape %s, want [%d, %d] (Project of all steps: %s)",
+				t, batch, sz.In, got, batch, P, all.Shape()))
+			continue
+		}
+		for b, v := range tensors.MustCopyFlatData[float64](one) {
+			if w := whole[(b/P*T+t)*P+b%P]; !near(v, w) {
+				errs = append(errs, fmt.Errorf("Project of step %d's inputs: element %d = %.15g, that step of Project of all steps %.15g", t, b, v, w))
+				break
+			}
+		}
+	}
 	for i, want := range [][]int{{batch, sz.State}, {batch, T, sz.State}, {batch, T, sz.Out}, {batch, sz.Out}} {
 		name := []string{"Initial(2)", "Unroll (T = 3)", "Readout of the states", "Readout of h_0"}[i]
 		if got := res[i].Shape(); !slices.Equal(got.Dimensions, want) || got.DType != dtypes.Float64 {
