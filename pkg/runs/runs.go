@@ -52,7 +52,10 @@ const (
 // leaves of the two cores: measured with cmd/bench -one (copy T = 100, taskset), a run on one
 // core takes 1.55× (LT-ORNN 80), 1.56× (uRNN 128), 1.24× (LSTM 40), 1.46× (tanh 80) its time on
 // two, so 8 at once need at least half that, 0.78×, 0.78×, 0.62×, 0.73× of 8 in turn, unless
-// the replicas interleave better than one run alone.
+// the replicas interleave better than one run alone. They do not: with the Go backend's options
+// that make a run use one core (GOMLX_BACKEND=go:parallelism=1, with or without ops_sequential)
+// a uRNN 128 step (copy T = 100) took 63–65 ms, and 8 replicas at once 254–268 ms (268–279 ms
+// with the defaults): 8 × 64 ms / 2 cores, the bound, is where 8 at once already are.
 const MaxAtOnce = 8
 
 // AtOnce is how many of n replicas train at once by default: all of them, up to MaxAtOnce.
