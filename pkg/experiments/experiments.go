@@ -330,7 +330,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("arjovsky/%s/%s-%d", kind, m.Kind, m.Hidden),
 				Paper: "Arjovsky et al. 2016 §4.3, pixel-by-pixel " + map[string]string{"mnist": "MNIST", "pmnist": "permuted MNIST"}[kind] + " (Fashion-MNIST here)",
 				Model: m, Task: Task{Kind: kind},
-				Train: train.Config{Steps: 20000, Batch: 20, Chunk: 112, Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: 20000, Batch: 20, Chunk: ChunkFor(tasks.MNISTPixels), Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -384,16 +384,22 @@ func Presets() []Preset {
 const WholeSequence = 500
 
 // ChunkFor is the presets' BPTT chunk for task length T: 0 (the whole sequence in one graph)
-// up to WholeSequence, 128 steps beyond. Chunking changes the cost, not the result (exact
-// BPTT across chunks, celltest's Chunking check), but each chunk's forward pass is run twice,
-// the second time inside its backward graph: measured (make bench, 2 cores), an LSTM 40 step
-// on copy T = 500 takes 79 ms whole and 111 ms in chunks of 128, a uRNN 512 step on adding
-// T = 750 1.44 s and 1.62 s (cmd/bench -one, after FourStep's layout change). Chunks keep the
-// graph and its memory bounded on the longest sequences (the uRNN 512 at T = 750: 1.1 GB
-// whole, 0.29 GB in chunks; eight replicas at once would need 9 GB whole).
+// up to WholeSequence, half the sequence (two chunks) up to 2·WholeSequence (adding T = 750,
+// pixel MNIST's 784), 128 steps beyond. Chunking changes the cost, not the result (exact BPTT
+// across chunks, celltest's Chunking check), but each chunk's forward pass but the last is run
+// twice, the second time inside its backward graph: measured (make bench, 2 cores), an LSTM 40
+// step on copy T = 500 takes 79 ms whole and 111 ms in chunks of 128. Chunks keep the graph and
+// its memory bounded on the longest sequences (the uRNN 512 at T = 750: 1.1 GB whole; eight
+// replicas at once would need 9 GB). Two chunks against chunks of 128 at adding T = 750
+// (cmd/bench -one, medians of 3 alternated runs): a uRNN 512 step 1430 → 1268 ms with a peak of
+// 255 → 430–466 MB, an LSTM 128 step 349 → 299 ms, an LT-ORNN 128 step 61.2 → 58.6 ms. At T = 2000
+// chunks of 256 did not pay (8 uRNN 128 at once: 5162 and 5110 ms a step, 771 MB and 1283 MB).
 func ChunkFor(T int) int {
-	if T <= WholeSequence {
+	switch {
+	case T <= WholeSequence:
 		return 0
+	case T <= 2*WholeSequence:
+		return (T + 1) / 2
 	}
 	return 128
 }
