@@ -14,8 +14,8 @@
 //
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
 //
-// The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, two
-// halves up to 1000, 128 steps beyond) unless -chunk sets one for every configuration.
+// The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, T/2
+// up to 1000, 128 steps beyond) unless -chunk sets one for every configuration.
 package main
 
 import (

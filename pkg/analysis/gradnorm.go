@@ -69,7 +69,8 @@ func HiddenGradNorms(backend compute.Backend, scope *model.Scope, cell rnn.Cell,
 //	f = C_chunk(h_in) + ⟨h_out, ∂C/∂h_out⟩
 //
 // with respect to each state is the total ∂C/∂h_t (chain rule), and with respect to the
-// stacked states, through which alone the readout sees them, the direct one.
+// stacked states, through which alone the readout sees them, the direct one (so the walker
+// of HiddenGradNorms leaves seq.Walker.ReadLast unset: its readout reads every state).
 func stateGradNorms(c *seq.ChunkGraph) (carry, out []*Node) {
 	grads := c.Gradient(append([]*Node{c.Stacked}, c.States...)...)
 	frob := func(g *Node) *Node { return Sqrt(ReduceSum(Square(g), 0, 2)) } // [B, C, S] → [C]

@@ -47,9 +47,10 @@ const (
 // (train.BenchmarkReplicaLayouts). The uRNN's FourStep could share its DFT matrices across
 // replicas (the diagonals applied to the states), so that 8 replicas would be one recurrence at
 // batch 160, but that alone already costs more than 8 of Auto's DenseW in turn: 2571 µs a step
-// against 8 × 303 µs, forward and backward (N = 128, the method of urnn.BenchmarkDFT); 8 processes at once (cmd/bench -one, 20 steps each) took
-// 1.36× (LT-ORNN 80) and 1.02× (uRNN 128) the time of 8 replicas in one process. At once, the replicas can gain at most what a single run
-// leaves of the two cores: measured with cmd/bench -one (copy T = 100, taskset), a run on one
+// against 8 × 303 µs, forward and backward (N = 128, the method of urnn.BenchmarkDFT). 8
+// processes at once (cmd/bench -one, 20 steps each) took 1.36× (LT-ORNN 80) and 1.02× (uRNN
+// 128) the time of 8 replicas in one process. At once, the replicas can gain at most what a
+// single run leaves of the two cores: measured with cmd/bench -one (copy T = 100, taskset), a run on one
 // core takes 1.55× (LT-ORNN 80), 1.56× (uRNN 128), 1.24× (LSTM 40), 1.46× (tanh 80) its time on
 // two, so 8 at once need at least half that, 0.78×, 0.78×, 0.62×, 0.73× of 8 in turn, unless
 // the replicas interleave better than one run alone. They do not: with the Go backend's options

@@ -106,8 +106,8 @@ func TestLastStepTensors(t *testing.T) {
 	if !seq.LastStepOnly(c) {
 		t.Errorf("LastStepOnly = false for a copy batch masked at its last step only")
 	}
-	_, cy, cm := seq.ChunkTensors(c, 2, 6, dtypes.Float64)
-	ly, lm := seq.LastStepTensors(c, 6, dtypes.Float64)
+	_, cy, cm := seq.ChunkTensors(c, 3, 7, dtypes.Float64) // the last chunk of 4, where the mask is 1
+	ly, lm := seq.LastStepTensors(c, 7, dtypes.Float64)
 	if !reflect.DeepEqual(ly.Shape().Dimensions, []int{c.Size, 1}) || !reflect.DeepEqual(lm.Shape().Dimensions, []int{c.Size, 1}) {
 		t.Fatalf("LastStepTensors dims %v, %v; want [%d 1]", ly.Shape().Dimensions, lm.Shape().Dimensions, c.Size)
 	}

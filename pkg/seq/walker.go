@@ -25,7 +25,8 @@ type ChunkGraph struct {
 	HIn, X, Targets, Mask, Norm *Node
 	// States are h after each step of the chunk, [B, State] each, as separate nodes (a
 	// gradient can be taken with respect to each); Stacked is them stacked, [B, C, State],
-	// the only node through which Outputs sees them; HOut is the last state.
+	// the only node through which Outputs sees them (HOut alone when the chunk reads out its
+	// last state only: Walker.ReadLast); HOut is the last state.
 	States        []*Node
 	Stacked, HOut *Node
 	// GOut is ∂ℒ/∂h_out [B, State] and Carry the values carried from the later chunk
@@ -109,7 +110,7 @@ type Walker struct {
 	// neither computed nor differentiated (the gradient of the stacked states was sliced
 	// back into every step). The loss and gradients are the full readout's (tested in package
 	// train); the chunk of a batch whose mask is not of that form reads every step. Hooks
-	// that need every step's output leave it unset. Measured (cmd/bench -one, adding, medians
+	// that need every step's output leave it unset. Set it before the first walk. Measured (cmd/bench -one, adding, medians
 	// of 3 alternated runs, the same losses): a training step of the LT-ORNN 128 40.8 → 30.2 ms
 	// at T = 400 and 83 → 64 ms at T = 750, of the LSTM 128 160 → 140 ms at T = 400, of the
 	// uRNN 512 1532 → 1443 ms at T = 750.
@@ -169,7 +170,10 @@ func NewWalker(backend compute.Backend, scope *model.Scope, cell rnn.Cell, chunk
 func (w *Walker) chunkGraph(g *Graph, in []*Node) *ChunkGraph {
 	c := &ChunkGraph{Step: w.Cell.Build(w.Scope, g), HIn: in[0], X: in[1], Targets: in[2], Mask: in[3], Norm: in[4],
 		gradScale: w.HiddenGradScale}
-	c.readLast = c.Mask.Shape().Dim(1) == 1 && c.X.Shape().Dim(1) > 1 // chunkArgs of a walk with last set
+	// The mask has one column in the chunks of a walk that reads last (chunkArgs), and in a
+	// chunk of one step, which reads the same either way when the walker reads last (a walker
+	// that does not keeps Stacked as the readout's input: analysis differentiates through it).
+	c.readLast = w.ReadLast && c.Mask.Shape().Dim(1) == 1
 	c.States = rnn.UnrollStates(c.Step, c.X, c.HIn)
 	c.HOut = c.States[len(c.States)-1]
 	c.Stacked = Stack(c.States, 1)

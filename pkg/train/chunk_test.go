@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -176,30 +177,15 @@ func TestHiddenGradScale(t *testing.T) {
 // TestReadLastEqualsFullReadout checks that reading out only the last state of each chunk
 // (seq.Walker.ReadLast, which NewRunner sets) changes neither the loss nor any gradient: on
 // the adding problem (regression), on a classification batch masked at its last step only,
-// with Henaff's 1/T scaling and the LT-RNN's pooled decoder, in chunks that divide the sequence, one that leaves a last chunk
-// of one step, and none; and that a batch masked elsewhere too (copy) is read at every step.
+// with Henaff's 1/T scaling and the LT-RNN's pooled decoder, in chunks that divide the
+// sequence, one that leaves a last chunk of one step, and none. TestReadLastGraphs checks that
+// the read-last graphs are the ones built.
 func TestReadLastEqualsFullReadout(t *testing.T) {
 	adding, err := tasks.Adding{T: 13}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	copyBatch, err := tasks.Copy{T: 6, Recall: 3, Symbols: 4}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lastLabel, err := tasks.Copy{T: 6, Recall: 3, Symbols: 4}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range lastLabel.Mask {
-		lastLabel.Mask[i] = 0
-	}
-	for i := range lastLabel.Size {
-		lastLabel.Mask[(i+1)*lastLabel.Len-1] = 1
-	}
-	if !seq.LastStepOnly(adding) || !seq.LastStepOnly(lastLabel) || seq.LastStepOnly(copyBatch) {
-		t.Fatalf("LastStepOnly: adding %v, last label %v, copy %v", seq.LastStepOnly(adding), seq.LastStepOnly(lastLabel), seq.LastStepOnly(copyBatch))
-	}
+	lastLabel := lastStepCopy(t)
 	for _, tc := range []struct {
 		name  string
 		b     *tasks.Batch
@@ -215,7 +201,6 @@ func TestReadLastEqualsFullReadout(t *testing.T) {
 			return &ltrnn.Cell{In: 2, N: 4, Out: 1, Sigma: ltrnn.ReLU, VInit: ltrnn.Identity, Pooling: true, Type: dtypes.Float64}
 		}},
 		{"lstm/last-label", lastLabel, 0, func() rnn.Cell { return &lstm.Cell{In: 6, N: 4, Out: 5, Type: dtypes.Float64} }},
-		{"tanh/copy", copyBatch, 0, func() rnn.Cell { return &rnn.Simple{In: 6, N: 5, Out: 5, Type: dtypes.Float64} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, chunk := range []int{0, 4, 5, tc.b.Len - 1} {
@@ -230,6 +215,59 @@ func TestReadLastEqualsFullReadout(t *testing.T) {
 				sameGradients(t, fmt.Sprintf("chunk %d", chunk), "full readout", res[1], res[0])
 			}
 		})
+	}
+}
+
+// lastStepCopy returns a copy-task batch (3 sequences of 12 steps) masked at its last step
+// only: a classification batch whose loss reads the last output alone, as pixel MNIST's.
+func lastStepCopy(t *testing.T) *tasks.Batch {
+	t.Helper()
+	b, err := tasks.Copy{T: 6, Recall: 3, Symbols: 4}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b.Mask {
+		b.Mask[i] = 0
+	}
+	for i := range b.Size {
+		b.Mask[(i+1)*b.Len-1] = 1
+	}
+	return b
+}
+
+// TestReadLastGraphs checks that NewRunner reads last, and that a walk that reads last builds
+// chunk graphs whose Outputs hold the last step alone for a batch masked there only, and
+// every step for one masked elsewhere too (copy).
+func TestReadLastGraphs(t *testing.T) {
+	r := newRunner(t, &rnn.Simple{In: 6, N: 5, Out: 5, Type: dtypes.Float64}, 4, 5)
+	if !r.ReadLast {
+		t.Fatal("NewRunner left ReadLast unset")
+	}
+	copyBatch, err := tasks.Copy{T: 6, Recall: 3, Symbols: 4}.Sample(rand.New(rand.NewPCG(3, 3)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := seq.NewWalker(r.Backend, r.Scope, r.Cell, 4, seq.Hooks{Forward: func(c *seq.ChunkGraph) []*Node {
+		return []*Node{c.Outputs()}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.ReadLast = true
+	for _, tc := range []struct {
+		name  string
+		b     *tasks.Batch
+		steps int // read out per chunk of 4
+	}{{"copy", copyBatch, 4}, {"masked at the last step", lastStepCopy(t), 1}} {
+		var got []int
+		if _, err := w.Forward(context.Background(), tc.b, func(_ [2]int, out []*tensors.Tensor) {
+			got = append(got, out[0].Shape().Dim(1))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0] != tc.steps || got[1] != tc.steps || got[2] != tc.steps {
+			t.Errorf("%s: the chunks read out %v steps, want %d in each of 3 chunks", tc.name, got, tc.steps)
+		}
 	}
 }
 

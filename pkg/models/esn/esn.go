@@ -263,7 +263,7 @@ func (s *step) Initial(batch int) *Node {
 	return Zeros(s.w.Graph(), shapes.Make(s.w.DType(), batch, s.n))
 }
 
-// Project returns W_in x_t for all steps, [batch, T, N].
+// Project returns W_in x_t for every step of x (rnn.Step), [batch, T, N] or [batch, N].
 func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.win) }
 
 // Next returns h_t = tanh(W_in x_t + W h_{t−1}); px [batch, N] from Project.

@@ -257,7 +257,7 @@ func (s *step) Initial(batch int) *Node {
 	return Zeros(s.wT.Graph(), shapes.Make(s.dt, batch, s.n))
 }
 
-// Project returns x_t·V for all steps, [batch, T, N].
+// Project returns x_t·V for every step of x (rnn.Step), [batch, T, N] or [batch, N].
 func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.v) }
 
 // Next returns σ(h·W + px) with the real modReLU σ(z) = sign(z)·ReLU(|z| + b), computed as

@@ -132,7 +132,7 @@ func (s *step) Initial(batch int) *Node {
 	return BroadcastToDims(InsertAxes(s.h0, 0), batch, 2*s.cell.N)
 }
 
-// Project returns V x_t for all t, [batch, T, 2N] (V complex N×In, stored as the real
+// Project returns V x_t for every step of x (rnn.Step), [batch, T, 2N] or [batch, 2N] (V complex N×In, stored as the real
 // In×2N matrix [Re Vᵀ | Im Vᵀ], [2] §3.2).
 func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.V) }
 

@@ -153,7 +153,8 @@ func (s *step) Initial(batch int) *Node {
 	return BroadcastToDims(InsertAxes(s.h0, 0), batch, s.n)
 }
 
-// Project returns V x_t + b for all steps and gates, [batch, T, 3N] (blocks z|r|h̃).
+// Project returns V x_t + b for every step of x (rnn.Step) and gate, [batch, T, 3N] or
+// [batch, 3N] (blocks z|r|h̃).
 func (s *step) Project(x *Node) *Node {
 	return Add(rnn.ProjectInputs(x, s.v), ExpandLeftToRank(s.b, x.Rank()))
 }

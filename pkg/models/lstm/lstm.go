@@ -211,7 +211,8 @@ func (s *step) Initial(batch int) *Node {
 	return BroadcastToDims(InsertAxes(s.s0, 0), batch, 2*s.n)
 }
 
-// Project returns V x_t + b for all steps and gates, [batch, T, 4N] (blocks i|f|o|g).
+// Project returns V x_t + b for every step of x (rnn.Step) and gate, [batch, T, 4N] or
+// [batch, 4N] (blocks i|f|o|g).
 func (s *step) Project(x *Node) *Node {
 	return Add(rnn.ProjectInputs(x, s.v), ExpandLeftToRank(s.b, x.Rank()))
 }

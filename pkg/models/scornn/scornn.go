@@ -163,7 +163,7 @@ func (s *step) Initial(batch int) *Node {
 	return Zeros(s.w.Graph(), shapes.Make(s.cell.DType(), batch, s.cell.N))
 }
 
-// Project returns V x_t for all t, [batch, T, N].
+// Project returns V x_t for every step of x (rnn.Step), [batch, T, N] or [batch, N].
 func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.V) }
 
 // Next is h_t = sign(z) ReLU(|z| + b) with z = W h_{t−1} + V x_t: one matmul and 6

@@ -196,8 +196,9 @@ func (st *step) Initial(batch int) *Node {
 	return Zeros(st.in.Graph(), shapes.Make(st.in.DType(), batch, st.n+st.s))
 }
 
-// Project returns x_t · [A + (1 − α) B P | (1 − α) B] for all steps, [batch, T, N+S]: the
-// input part of the hidden pre-activation and of the new context.
+// Project returns x_t · [A + (1 − α) B P | (1 − α) B] for every step of x (rnn.Step),
+// [batch, T, N+S] or [batch, N+S]: the input part of the hidden pre-activation and of the new
+// context.
 func (st *step) Project(x *Node) *Node {
 	return rnn.ProjectInputs(x, st.in)
 }

@@ -231,7 +231,7 @@ func (s *step) Initial(batch int) *Node {
 	return BroadcastToDims(InsertAxes(s.h0, 0), batch, 2*s.cell.N)
 }
 
-// Project returns V x_t for all t, [batch, T, 2N] ([1] §3.2: V is complex N×In, stored
+// Project returns V x_t for every step of x (rnn.Step), [batch, T, 2N] or [batch, 2N] ([1] §3.2: V is complex N×In, stored
 // as the real In×2N matrix [Re Vᵀ | Im Vᵀ]).
 func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.V) }
 

@@ -78,7 +78,8 @@ func block(ar, ai *Node, outAxis, inAxis int) *Node {
 
 // The stages below take and give the data batch b right after the DotGenerals' batch axis
 // (the DFT's j2 or k1), with the states as the left operand: the layouts the Go backend
-// multiplies without transposing, and whose gradients need no transpose either. The
+// multiplies without transposing, and whose gradients with respect to the states need no
+// transpose either (those with respect to the matrices do: see below). The
 // layout changes between the stages are all transposes of two blocks of axes ([A, B] →
 // [B, A], or [A, B, C] → [B, A, C]), which the Go backend copies row by row instead of
 // element by element (generic transposes were 45% of a uRNN 512 training step before; one
@@ -91,8 +92,8 @@ func block(ar, ai *Node, outAxis, inAxis int) *Node {
 // Those transposes are the backend's: GoMLX's gradient of the matrix contracts v = ∂C/∂Y over
 // the data batch, which sits in the middle of Y, and compute's DotGeneral multiplies without
 // copying only when the left operand's contracted axes are trailing, so it copies both operands
-// through its generic transpose (3 products, 6 copies a step at N = 512; about a fifth of a step
-// in a CPU profile). This holds for the right operand of any product: its gradient contracts
+// through its generic transpose (the 3 products holding a variable: 6 copies a step at N = 512,
+// about a fifth of a step in a CPU profile). This holds for the right operand of any product: its gradient contracts
 // v over the left operand's free axes, which follow v's batch axes, so with the matrix on the
 // left (Y = [j2, k1, d, batch]) the states' gradient would copy v and the (larger) matrix at
 // every step instead.
