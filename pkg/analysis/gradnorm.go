@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -22,9 +23,9 @@ import (
 //	Direct[t] = ‖∂C_t/∂h_t‖  only through the output y_t = Readout(h_t) of the same step
 //	                         (0 for t = 0 and where the mask is 0)
 //
-// Both are Frobenius norms of the [batch, State] gradient: the Euclidean norm over all
-// state floats of all examples (for the uRNN the complex norm of h, for the LSTM that of
-// [h | c]). C is the task's training loss (seq.SequenceLoss: the masked mean
+// Both are Frobenius norms of the [batch, State] gradient, summed in float64: the Euclidean
+// norm over all state floats of all examples (for the uRNN the complex norm of h, for the
+// LSTM that of [h | c]). C is the task's training loss (seq.SequenceLoss: the masked mean
 // cross-entropy, or the MSE at the last step for adding), so the norms are those of the
 // gradients training back-propagates. Loss is C.
 type GradNorms struct {
@@ -73,6 +74,8 @@ func HiddenGradNorms(backend compute.Backend, scope *model.Scope, cell rnn.Cell,
 // of HiddenGradNorms leaves seq.Walker.ReadLast unset: its readout reads every state).
 func stateGradNorms(c *seq.ChunkGraph) (carry, out []*Node) {
 	grads := c.Gradient(append([]*Node{c.Stacked}, c.States...)...)
-	frob := func(g *Node) *Node { return Sqrt(ReduceSum(Square(g), 0, 2)) } // [B, C, S] → [C]
+	// In float64: the squares of a float32 gradient above ~1.8e19 overflow float32, and a norm
+	// that is infinite where every element is finite would misreport an exploding gradient.
+	frob := func(g *Node) *Node { return Sqrt(ReduceSum(Square(ConvertDType(g, dtypes.Float64)), 0, 2)) } // [B, C, S] → [C]
 	return nil, []*Node{frob(Stack(grads[1:], 1)), frob(grads[0]), c.Loss()}
 }
