@@ -73,21 +73,8 @@ func ChunkTensors(b *tasks.Batch, start, end int, dtype dtypes.DType) (x, target
 // [B, 1] (or the regression targets [B, 1]) and mask [B, 1] in dtype. A chunk ending at end
 // that reads out its last state only takes them (Walker.ReadLast).
 func LastStepTensors(b *tasks.Batch, end int, dtype dtypes.DType) (targets, mask *tensors.Tensor) {
-	ms := make([]float64, b.Size)
-	var labels []int32
-	for i := range b.Size {
-		ms[i] = float64(b.Mask[i*b.Len+end-1])
-		if b.Labels != nil {
-			labels = append(labels, b.Labels[i*b.Len+end-1])
-		}
-	}
-	mask = FloatTensor(dtype, ms, b.Size, 1)
-	if b.Labels != nil {
-		targets = tensors.FromFlatDataAndDimensions(labels, b.Size, 1)
-	} else {
-		targets = FloatTensor(dtype, toF64(b.Y), b.Size, 1)
-	}
-	return
+	_, targets, mask = ChunkTensors(b, end-1, end, dtype)
+	return targets, mask
 }
 
 // LastStepOnly reports whether b's mask is zero at every step but the last (the adding

@@ -96,7 +96,7 @@ func (s *step) Initial(batch int) *Node {
 // Project returns [α_t | x_t] for all t, [batch, T, 1 + In] (or for one step, [batch, 1 + In]):
 // the gate depends on x_t only.
 func (s *step) Project(x *Node) *Node {
-	logit := Add(DotGeneral(x, []int{x.Rank() - 1}, nil, s.win, []int{0}, nil), s.bin) // [batch, T] or [batch]
+	logit := Add(rnn.ProjectInputs(x, s.win), s.bin) // [batch, T] or [batch]
 	return Concatenate([]*Node{InsertAxes(Sigmoid(logit), -1), x}, -1)
 }
 

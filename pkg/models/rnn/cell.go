@@ -95,8 +95,8 @@ type Transition interface {
 }
 
 // ProjectInputs returns x·W for inputs x, [batch, In] (one step, as UnrollStates projects them)
-// or [batch, T, In], and W [In, M]: [batch, M] or [batch, T, M]; the input product of the
-// cells' Project. On one step's [batch, In] the gradient with respect to W contracts the batch
+// or [batch, T, In], and W [In, M]: [batch, M] or [batch, T, M] (W a vector [In]: [batch] or
+// [batch, T]); the input product of the cells' Project. On one step's [batch, In] the gradient with respect to W contracts the batch
 // axis of two matrices, which the Go backend lays out with its 2-D transpose; on [batch, 1, In]
 // it contracted (batch, 1) in the middle of the adjoint, which the backend copied through its
 // generic transpose at every step. Measured (cmd/bench -one, medians of 3 alternated runs, the
