@@ -42,7 +42,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench runs docker clean
+.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench runs reports docker clean
 
 setup: debs tools kernels
 
@@ -146,6 +146,15 @@ runs: tools
 		c=$$?; [ $$c -lt 128 ] || exit $$c; [ $$c = 0 ] || echo "make runs: $$s failed ($$c); going on"; done
 	for s in $(RUN_SCRIPTS); do LM=build/queue/longmemory bash build/queue/$$s.sh; \
 		c=$$?; [ $$c -lt 128 ] || exit $$c; [ $$c = 0 ] || echo "make runs: $$s failed ($$c); going on"; done
+
+# Rewrites every report and figure of docs/run_*.sh (REPORT=1: trains nothing) from the run
+# directories as they stand, then re-draws the recorded-runs cell that ends notebooks 06–11
+# (docs/recorded_cells.py: that cell alone is executed and saved; the others keep their outputs).
+# Run it with make runs stopped: a log being written can end in a partial line.
+RECORDED = $(shell grep -l "The recorded runs (docs/runs)" $(NOTEBOOKS))
+reports: setup
+	for s in $(RUN_SCRIPTS); do REPORT=1 bash docs/$$s.sh || exit 1; done
+	/usr/bin/python3 docs/recorded_cells.py $(RECORDED) 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD"; exit $${PIPESTATUS[0]}
 
 docker:
 	docker build -f docker/Dockerfile -t longmemory .
