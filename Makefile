@@ -95,6 +95,10 @@ notebooks-test: setup
 		[ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
 		echo "notebooks-test: $$nb took $$(( $$(date +%s) - start )) s"; \
 	done
+	@echo "notebooks-test: make reports' docs/recorded_cells.py on a copy of notebook 10"
+	@cp notebooks/10_variable_length_copy.ipynb build/nbtest/recorded_cells.ipynb && \
+		/usr/bin/python3 docs/recorded_cells.py build/nbtest/recorded_cells.ipynb 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD"; \
+		[ $${PIPESTATUS[0]} -eq 0 ] || exit 1
 	$(GO) run ./cmd/nbcheck build/nbtest/*.ipynb
 
 # Chromium and playwright-core (pinned in tests/browser/package-lock.json) for the browser test.

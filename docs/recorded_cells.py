@@ -46,6 +46,8 @@ def save_recorded(path):
     nbformat.validate(nb)
     nbformat.write(nb, path)
     figures = sum("image/png" in o.get("data", {}) for o in cell.outputs)
+    if figures == 0:  # a reader of the unrun notebook would see no figure
+        raise SystemExit(f"{path}: cell {target} produced no image/png output")
     print(f"{path}: cell {target} ({cell.get('id')}) saved with {len(cell.outputs)} outputs, {figures} PNG figures")
 
 
