@@ -41,7 +41,13 @@ const (
 // 0.63–0.80× (uRNN 128), 0.74–0.85× (LT-ORNN 80) and 0.61–0.82× (tanh RNN 80) of the time of
 // 8 runs in turn at copy T = 100 (two bench runs), 2 at once 0.71–0.94×; 8 uRNN 128 at T =
 // 2000 peaked at 755 MiB (790 MiB after the uRNN's DenseW went through rnn.Times: cmd/bench
-// -one urnn:128:copy:2000:x8).
+// -one urnn:128:copy:2000:x8). On an AVX2 host without AVX-512 (make bench, docs/bench.txt of
+// 2026-11-25) the single runs are slower and use the two cores less well, and 8 at once took
+// 0.69× (uRNN), 0.49× (LSTM), 0.50× (tanh) and 0.54× (LT-ORNN) of in turn; a uRNN 128 pair
+// right after, 0.72×, and 8 uRNN 128 at T = 2000 peaked at 829 MiB. Profiled there (cmd/bench
+// -one -cpuprofile, copy T = 100), a single uRNN 128 step keeps 1.6 cores busy and 8 at once
+// 2.0, at 86 and 71 ms of CPU a replica-step: 43% of it in the AVX2 matmul kernels, 16% in
+// transposes, 6% in slices, the rest in element-wise ops and the executor.
 //
 // One graph with a leading replica axis was measured too and is slower than runs in turn
 // (train.BenchmarkReplicaLayouts). The uRNN's FourStep could share its DFT matrices across
