@@ -42,8 +42,11 @@ claim() { # name, then longmemory train flags: 8 seeds in $out/name
 	local s=$(date +%s)
 	# A replica that diverges is reported and stopped, the others go on (train -seeds); its
 	# exit status must not end the script: the verdict counts the divergence from its log.
+	# The replicas' checkpoints are committed with their logs, so that a clone continues them;
+	# a replica whose checkpoints are missing all the same is trained again from step 0
+	# (-restart; train says so) rather than left behind.
 	local code=0
-	"$lm" train "$@" "${first[@]}" -seeds 8 -out "$out/$name" -quiet $resume || code=$?
+	"$lm" train "$@" "${first[@]}" -seeds 8 -out "$out/$name" -quiet $resume -restart || code=$?
 	echo "== $name: $(( $(date +%s) - s )) s, exit $code"
 }
 fig() { # figure name, title, run names: median and min–max band over the seeds

@@ -76,7 +76,7 @@ func trainSeeds(fs *flag.FlagSet, out string, n, jobs int, resume bool, stdout, 
 				seed := base + uint64(r)
 				dir := runs.ReplicaDir(out, seed)
 				rargs := append(slices.Clone(args), "-out="+dir, "-seed="+strconv.FormatUint(seed, 10), "-quiet")
-				if resume && !runs.HasCheckpoints(dir) {
+				if resume && !runs.HasCheckpoints(dir) && runs.LostSteps(dir) == 0 { // not started yet: train it from step 0
 					rargs = slices.DeleteFunc(rargs, func(a string) bool { return a == "-resume=true" })
 				}
 				var rout strings.Builder

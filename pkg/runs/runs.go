@@ -14,6 +14,7 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -93,6 +94,22 @@ func CheckpointDir(dir string) string { return filepath.Join(dir, Checkpoints) }
 func HasCheckpoints(dir string) bool {
 	entries, _ := os.ReadDir(CheckpointDir(dir))
 	return len(entries) > 0
+}
+
+// LostSteps returns the steps DIR/log.csv records when DIR holds no checkpoint to continue
+// them from, and 0 when it holds one, has no log or its log ends in a divergence (held-out
+// loss +Inf: that run failed before its first checkpoint and may be trained afresh). Steps are
+// lost when the checkpoints are, for instance in a clone of a repository that committed the
+// logs but not the checkpoints: training there from step 0 would replace the log.
+func LostSteps(dir string) int {
+	if HasCheckpoints(dir) {
+		return 0
+	}
+	log, err := ReadLog(filepath.Join(dir, LogFile))
+	if err != nil || len(log) == 0 || math.IsInf(log[len(log)-1].EvalLoss, 1) {
+		return 0
+	}
+	return log[len(log)-1].Step
 }
 
 // ReadMeta reads DIR/run.json; the error wraps os.ErrNotExist when there is none.
