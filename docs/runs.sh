@@ -48,6 +48,12 @@ claim() { # name, then longmemory train flags: 8 seeds in $out/name
 	local code=0
 	"$lm" train "$@" "${first[@]}" -seeds 8 -out "$out/$name" -quiet $resume -restart || code=$?
 	echo "== $name: $(( $(date +%s) - s )) s, exit $code"
+	# train exits 128 + the signal's number when a stop signal ended it. Bash runs no trap for
+	# a Ctrl-C that its foreground command caught and exited from, so the script stops here.
+	if [ "$code" -ge 128 ]; then
+		trap - INT TERM
+		kill -s "$(kill -l $((code - 128)))" $$
+	fi
 }
 fig() { # figure name, title, run names: median and min–max band over the seeds
 	local f=$1 title=$2; shift 2
