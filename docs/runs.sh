@@ -14,8 +14,9 @@
 # (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
 export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
 # Ctrl-C (SIGINT) or SIGTERM ends the script, not only the setting under way: longmemory train
-# catches the signal, saves every replica's checkpoint and exits, and then the script stops with
-# the same signal (so that a caller, such as make runs, stops too).
+# catches the signal, saves every replica's checkpoint and exits with 128 + the signal's number,
+# and claim() then exits with that status (so that a caller, such as make runs, stops too); the
+# trap ends the script on a signal that comes between two settings.
 trap 'trap - INT TERM; kill -INT $$' INT TERM
 out="${1:-docs/runs}"
 lm="${LM:-}"
@@ -48,12 +49,10 @@ claim() { # name, then longmemory train flags: 8 seeds in $out/name
 	local code=0
 	"$lm" train "$@" "${first[@]}" -seeds 8 -out "$out/$name" -quiet $resume -restart || code=$?
 	echo "== $name: $(( $(date +%s) - s )) s, exit $code"
-	# train exits 128 + the signal's number when a stop signal ended it. Bash runs no trap for
-	# a Ctrl-C that its foreground command caught and exited from, so the script stops here.
-	if [ "$code" -ge 128 ]; then
-		trap - INT TERM
-		kill -s "$(kill -l $((code - 128)))" $$
-	fi
+	# train exits 128 + the signal's number when a stop signal ended it: the script stops too.
+	# The trap above cannot see to it when the script was started in the background (bash then
+	# ignores SIGINT, and a signal ignored on entry cannot be trapped), as `make runs &` is.
+	if [ "$code" -ge 128 ]; then exit "$code"; fi
 }
 fig() { # figure name, title, run names: median and min–max band over the seeds
 	local f=$1 title=$2; shift 2

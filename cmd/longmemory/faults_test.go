@@ -566,3 +566,84 @@ func TestLostCheckpoints(t *testing.T) {
 		t.Errorf("the restarted replica: %d log lines, want 4 (header + 3 steps)", len(rows))
 	}
 }
+
+// TestRunScriptQueue runs docs/runs.sh's claim() (the run scripts' step for each setting)
+// with this binary: Ctrl-C to the queue's process group ends the script after the setting
+// under way has saved its checkpoints, instead of going on to the next setting, whether the
+// queue runs in a terminal or was started in the background (where bash ignores SIGINT and
+// cannot trap it, as for `make runs &`); then a replica whose checkpoints are missing is
+// trained again from step 0 (-restart) while the others resume.
+func TestRunScriptQueue(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "queue.sh")
+	settings := "-model tanh -hidden 6 -task copy -T 5 -batch 4 -eval-every 1000 -checkpoint-every 20"
+	if err := os.WriteFile(script, []byte(`source "$ROOT/docs/runs.sh" "$OUT"
+claim first `+settings+` -steps $STEPS_FIRST
+claim second `+settings+` -steps 10
+echo "queue ended"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	// queue returns the script as a process group of its own, its SIGINT ignored on entry
+	// (trap '' INT in the shell that execs it) when background.
+	queue := func(out, stepsFirst string, background bool) (*exec.Cmd, *bytes.Buffer) {
+		ignore := ""
+		if background {
+			ignore = "trap '' INT; "
+		}
+		cmd := exec.CommandContext(ctx, bash, "-c", ignore+`exec bash "$0"`, script)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "LONGMEMORY_TEST_MAIN=1", "LM="+os.Args[0], "ROOT="+root, "OUT="+out, "STEPS_FIRST="+stepsFirst)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // what a terminal's Ctrl-C reaches
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		return cmd, &b
+	}
+	for _, background := range []bool{false, true} {
+		out := t.TempDir()
+		cmd, log := queue(out, "1000000", background)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for s := range 8 {
+			waitForCheckpoint(t, filepath.Join(out, "first", fmt.Sprintf("seed-%d", s)))
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code == 0 || strings.Contains(log.String(), "queue ended") {
+			t.Fatalf("background %v: Ctrl-C to the queue: exit %d; want it stopped after the first setting\n%s", background, code, log)
+		}
+		if _, err := os.Stat(filepath.Join(out, "second")); err == nil {
+			t.Fatalf("background %v: the second setting started after Ctrl-C\n%s", background, log)
+		}
+		if background {
+			continue
+		}
+		// seed-3 loses its checkpoints; the queue, run again to a near horizon, trains it
+		// anew and resumes the others.
+		if err := os.RemoveAll(filepath.Join(out, "first", "seed-3", "checkpoints")); err != nil {
+			t.Fatal(err)
+		}
+		resumed := latestStep(t, filepath.Join(out, "first", "seed-0"))
+		cmd, log = queue(out, strconv.Itoa(resumed+5), false)
+		if err := cmd.Run(); err != nil || !strings.Contains(log.String(), "queue ended") ||
+			!strings.Contains(log.String(), "-restart trains it again from step 0") {
+			t.Fatalf("the queue run again: %v\n%s", err, log)
+		}
+		if rows := readCols(t, filepath.Join(out, "first", "seed-3", runs.LogFile)); len(rows) != resumed+6 {
+			t.Errorf("the replica without checkpoints: %d log lines, want %d (header + %d steps from step 0)", len(rows), resumed+6, resumed+5)
+		}
+		if rows := readCols(t, filepath.Join(out, "second", "seed-0", runs.LogFile)); len(rows) != 11 {
+			t.Errorf("the second setting: %d log lines, want 11", len(rows))
+		}
+	}
+}
