@@ -324,7 +324,8 @@ func TestConcurrentRunsAndKill9(t *testing.T) {
 // TestResumeRefusesChangedSettings: -resume with another -lr, -batch, -clip or -seed is
 // refused, naming the flag and both values, unless -override is given; run.json then keeps
 // each span's settings. -resume with only -steps takes everything else from run.json; another
-// -chunk (which changes the cost of a step, not the step) is accepted without -override.
+// -chunk (which changes the cost of a step, not the step) is accepted without -override. Each
+// span names the machine that trained it: a run resumed on another one starts a span.
 func TestResumeRefusesChangedSettings(t *testing.T) {
 	dir := t.TempDir()
 	if code, out := cli(tinyRun("-steps", "2", "-checkpoint-every", "1", "-lr", "0.001", "-out", dir)...); code != 0 {
@@ -359,6 +360,29 @@ func TestResumeRefusesChangedSettings(t *testing.T) {
 		meta.Preset.Train.Optimizer.LR != 0.01 || meta.Preset.Train.Steps != 6 || meta.Preset.Train.Chunk != 2 {
 		b, _ := json.MarshalIndent(meta, "", " ")
 		t.Errorf("run.json: want spans from step 0 (lr 0.001) and 2 (lr 0.01), 6 steps, chunk 2:\n%s", b)
+	}
+	// Steps trained on another machine: resumed here, the run starts a span of this machine's.
+	host := runs.Host()
+	if meta.Spans[0].Host != host || meta.Spans[1].Host != host {
+		t.Errorf("spans' hosts %q, %q; want this machine's, %q", meta.Spans[0].Host, meta.Spans[1].Host, host)
+	}
+	meta.Spans[1].Host = "another machine"
+	b, err := json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, runs.MetaFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := cli("train", "-out", dir, "-resume", "-steps", "7", "-quiet"); code != 0 {
+		t.Fatalf("resume after another machine: exit %d\n%s", code, out)
+	}
+	if meta, err = runs.ReadMeta(dir); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(meta.Spans); n != 3 || meta.Spans[1].Host != "another machine" || meta.Spans[2].From != 6 || meta.Spans[2].Host != host {
+		b, _ := json.MarshalIndent(meta.Spans, "", " ")
+		t.Errorf("spans after resuming another machine's run: want a third from step 6 on %q:\n%s", host, b)
 	}
 }
 

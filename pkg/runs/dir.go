@@ -110,11 +110,12 @@ func (d *Dir) SetAside() (string, error) {
 // WriteMeta writes run.json (atomically) for tr, a trainer of p at step tr.Step: the preset
 // with tr.Config (defaults applied), the task, its baseline and the backend's name. The
 // spans are [{0, p}] for a run at step 0 or without a run.json; for a resumed one, those of
-// the run.json in place, cut at tr.Step, the last one updated if p's settings are its own
-// (Diff) and p's span appended otherwise.
+// the run.json in place, cut at tr.Step, the last one updated if p's settings (Diff) and this
+// machine (Host) are its own, and p's span on this machine appended otherwise.
 func (d *Dir) WriteMeta(p experiments.Preset, tr *train.Trainer, backend string) error {
 	p.Train = tr.Config
-	spans := []Span{{From: 0, Preset: p}}
+	host := Host()
+	spans := []Span{{From: 0, Preset: p, Host: host}}
 	if recorded, err := ReadMeta(d.Path); err == nil && tr.Step > 0 {
 		spans = recorded.Spans
 		if len(spans) == 0 {
@@ -123,10 +124,10 @@ func (d *Dir) WriteMeta(p experiments.Preset, tr *train.Trainer, backend string)
 		for len(spans) > 1 && spans[len(spans)-1].From >= tr.Step {
 			spans = spans[:len(spans)-1]
 		}
-		if last := &spans[len(spans)-1]; len(Diff(last.Preset, p)) == 0 || last.From == tr.Step {
-			last.Preset = p
+		if last := &spans[len(spans)-1]; (len(Diff(last.Preset, p)) == 0 && last.Host == host) || last.From == tr.Step {
+			last.Preset, last.Host = p, host
 		} else {
-			spans = append(spans, Span{From: tr.Step, Preset: p})
+			spans = append(spans, Span{From: tr.Step, Preset: p, Host: host})
 		}
 	}
 	meta, err := json.MarshalIndent(Meta{Preset: p, Task: tr.Task.String(), Baseline: tr.Task.Baseline(), Backend: backend, Spans: spans}, "", "  ")

@@ -17,6 +17,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,7 +73,8 @@ func AtOnce(n int) int { return max(1, min(n, MaxAtOnce)) }
 
 // Meta is DIR/run.json: what was trained, so that plot can label the run and draw the
 // baseline. Preset holds the latest settings, with the defaults applied; Spans the settings
-// of each span of steps (a resumed run whose settings changed starts a new span).
+// of each span of steps and the machine that trained it (a resumed run whose settings or
+// machine changed starts a new span).
 type Meta struct {
 	Preset   experiments.Preset
 	Task     string
@@ -80,10 +83,44 @@ type Meta struct {
 	Spans    []Span
 }
 
-// Span is the settings a run used from step From + 1 on.
+// Span is the settings a run used from step From + 1 on, and the machine that trained those
+// steps (Host; empty in runs recorded before it was): the seconds of log.csv, and so the
+// verdicts' budgets of seconds, depend on it.
 type Span struct {
 	From   int
 	Preset experiments.Preset
+	Host   string `json:",omitempty"`
+}
+
+// Host describes this machine for Span.Host: the CPU's model name, the widest vector
+// extension among those the Go backend's matmul kernels pick from at run time (avx512f, avx2),
+// and the cores Go uses, as "AMD EPYC, avx2, 2 cores" (the architecture instead of the
+// first two where /proc/cpuinfo does not say).
+func Host() string {
+	model, ext := runtime.GOARCH, ""
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			key, value, ok := strings.Cut(line, ":")
+			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+			switch {
+			case !ok:
+			case key == "model name" && model == runtime.GOARCH:
+				model = value
+			case key == "flags" && ext == "":
+				ext = "no avx2"
+				for _, f := range []string{"avx512f", "avx2"} {
+					if slices.Contains(strings.Fields(value), f) {
+						ext = f
+						break
+					}
+				}
+			}
+		}
+	}
+	if ext != "" {
+		model += ", " + ext
+	}
+	return fmt.Sprintf("%s, %d cores", model, runtime.NumCPU())
 }
 
 // CheckpointDir is the checkpoint directory of run directory dir.
