@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,6 +37,7 @@ type groupResult struct {
 	accs           []float64 // last held-out accuracy of each replica (NaN for regression)
 	diverged       int       // replicas whose log ends in a divergence (final loss +Inf)
 	unscored       []string  // replicas with no held-out loss yet, left out
+	hosts          []string  // the machines that trained its replicas (runs.Span.Host), in order of appearance
 }
 
 // readGroup reads the replicas of dir (or dir itself) and classifies the run against
@@ -65,6 +67,16 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 		}
 		reps = append(reps, replica{filepath.Base(rep), meta, log})
 		speeds = append(speeds, runs.StepSeconds(log))
+		spans := meta.Spans
+		if len(spans) == 0 && len(log) > 0 { // a run.json older than spans
+			spans = []runs.Span{{}}
+		}
+		for _, sp := range spans {
+			h := cmp.Or(sp.Host, "a machine not recorded")
+			if !slices.Contains(g.hosts, h) {
+				g.hosts = append(g.hosts, h)
+			}
+		}
 	}
 	if g.stepSeconds = runs.Median(speeds); math.IsNaN(g.stepSeconds) {
 		g.stepSeconds = 0
@@ -149,6 +161,9 @@ func (g groupResult) describe() string {
 	text := fmt.Sprintf("%s: %d seeds × %d steps, %.0f s of training for the slowest replica (%.0f s the replicas' times added)", g.name, g.seeds, g.steps, g.slowest, g.seconds)
 	if g.budgetSteps > 0 {
 		text += fmt.Sprintf("; the budget buys %d steps at %.2f s a step", g.budgetSteps, g.stepSeconds)
+		if len(g.hosts) > 0 {
+			text += ", timed on " + strings.Join(g.hosts, " and ")
+		}
 	}
 	if len(g.unscored) > 0 {
 		text += fmt.Sprintf("; not yet scored, left out: %s", strings.Join(g.unscored, ", "))

@@ -200,7 +200,8 @@ func TestVerdictDiverged(t *testing.T) {
 
 // TestVerdictSecondsBudget: a horizon in seconds ("6s") cuts each run's logs after the steps
 // that budget buys at the run's own speed (the median seconds a step, so that a pause in the
-// log does not count), so that models of different speeds compare at equal training time.
+// log does not count), so that models of different speeds compare at equal training time;
+// each such row names the machines that timed the run.
 func TestVerdictSecondsBudget(t *testing.T) {
 	runs := t.TempDir()
 	timed := func(dir string, perStep float64, pauseAfter int, losses ...float64) {
@@ -217,8 +218,15 @@ func TestVerdictSecondsBudget(t *testing.T) {
 	}
 	timed(filepath.Join(runs, "fast"), 1, 3, 1, 0.5, 0.05, 0.01, 0.01, 0.01) // solves at step 4, 4 s
 	timed(filepath.Join(runs, "slow"), 3, -1, 1, 0.5, 0.05, 0.01)            // solves at step 4, 12 s
-	timed(filepath.Join(runs, "short"), 300, -1, 1, 0.5)                     // 2 steps so far, 5 min a step
-	timed(filepath.Join(runs, "one"), 1, -1, 1)                              // one record: no speed yet
+	// slow's steps were timed on two machines (run.json's spans name them), the others' on one
+	// not recorded: the budget rows say which.
+	meta := `{"Preset": {"Name": "p", "Model": {"Kind": "tanh", "Hidden": 4}}, "Task": "Copy(T=5)", "Baseline": 1, ` +
+		`"Spans": [{"From": 0, "Host": "machine A"}, {"From": 2, "Host": "machine B"}]}`
+	if err := os.WriteFile(filepath.Join(runs, "slow", "run.json"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timed(filepath.Join(runs, "short"), 300, -1, 1, 0.5) // 2 steps so far, 5 min a step
+	timed(filepath.Join(runs, "one"), 1, -1, 1)          // one record: no speed yet
 	claims := filepath.Join(t.TempDir(), "claims.tsv")
 	os.WriteFile(claims, []byte("fast within 6 s\tfast\t\tsolved\t6s\n"+
 		"slow within 6 s\tslow\t\tsolved\t6s\n"+
@@ -227,13 +235,13 @@ func TestVerdictSecondsBudget(t *testing.T) {
 		"fast and short within 6 s\tfast,short\t\tsolved\t6s\n"+
 		"one within 6 s\tone\t\tsolved\t6s\n"), 0o644)
 	verdictRows(t, runs, claims,
-		"the budget buys 6 steps at 1.00 s a step | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
-		"slow: 1 seeds × 2 steps, 6 s of training for the slowest replica (6 s the replicas' times added); the budget buys 2 steps at 3.00 s a step | slow **0.5000** [0.5000–0.5000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 6 s: still falling when it is spent, slow (2 steps at its speed) |",
+		"the budget buys 6 steps at 1.00 s a step, timed on a machine not recorded | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+		"slow: 1 seeds × 2 steps, 6 s of training for the slowest replica (6 s the replicas' times added); the budget buys 2 steps at 3.00 s a step, timed on machine A and machine B | slow **0.5000** [0.5000–0.5000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 6 s: still falling when it is spent, slow (2 steps at its speed) |",
 		"| **open**: a run that should learn has not yet, short of the budget of 3000 s: short (2 of the 10 steps the budget buys at its speed); 40 min more of training here",
-		"the budget buys 4 steps at 3.00 s a step | slow **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+		"the budget buys 4 steps at 3.00 s a step, timed on machine A and machine B | slow **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
 		// Each run at its own budget: fast has learned within its 6 steps; short is judged at the
 		// one step 6 s buy at 5 min a step (at least one), flat there: not reproduced.
-		"the budget buys 1 steps at 300.00 s a step | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000); short **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths |",
+		"the budget buys 1 steps at 300.00 s a step, timed on a machine not recorded | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000); short **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths |",
 		"| **open**: a run that should learn has not yet, short of the budget of 6 s: one (1 steps, too few to measure its speed)",
 	)
 	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5", "15OOs", "12xs"} {
