@@ -51,8 +51,9 @@ fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${addingR
 	echo "over 8 seeds below a tenth of the baseline) within the budget; **not reproduced**, that it is flat above it at the budget"
 	echo "(or, for a budget of seconds, has not solved it when the budget is spent); **open**, that it is still falling or short of"
 	echo "the budget (with the hours the rest would take); **not run**, no run yet. The budget of seconds is training time with"
-	echo "a run's 8 replicas at once on this machine (2 cores): each run gets the steps it buys at its own measured speed (the"
-	echo "median seconds a step, pauses left out), 480 s on copy and 1500 s on adding (docs/successors.tsv says why)."
+	echo "a run's 8 replicas at once on the project's 2-core machines: each run gets the steps it buys at its own measured speed"
+	echo "(the median seconds a step, pauses left out), 480 s on copy and 1500 s on adding (docs/successors.tsv says why). Those"
+	echo "machines differ from session to session (AVX-512 or only AVX2), so each row names the machines that timed its runs."
 	echo
 	"$lm" verdict -runs "$out" docs/successors.tsv
 	echo
