@@ -139,8 +139,10 @@ bench: tools
 # stopped: first every script's quick part (QUICK=1: the settings before its quick_end line), then
 # everything, each to its horizon; every script then rewrites its report (docs/VERDICTS.md,
 # RESULTS.md, SUCCESSORS.md, ABLATIONS.md and their figures). Days of training on 2 cores: stop it
-# any time with Ctrl-C (every replica saves a checkpoint, then the queue stops) and run it again to
-# go on; a script that fails otherwise is reported and the next one starts. The scripts run from
+# any time with Ctrl-C or kill -INT to its process group, also when started in the background
+# (every replica saves a checkpoint, then the queue stops) and run it again to go on, here or in a
+# clone (docs/runs holds the checkpoints: commit them with the logs); a script that fails otherwise
+# is reported and the next one starts. The scripts run from
 # copies in build/queue, because bash reads a script as it runs it (one make runs at a time).
 RUN_SCRIPTS := run_claims run_successors run_ablations
 runs: tools
