@@ -68,8 +68,8 @@ done
 # The claims whose horizon takes at most 3 hours here (the first looks' speeds), quickest first:
 # Henaff et al. §4.3, Fig. 4 (the LT-ORNN with pooling) and Fig. 2 at T = 2000, to 5000 steps.
 claim henaff-copy-T500-lt-ornn-pool   -preset henaff/copy-T500/lt-ornn-80-pool    -steps 5000 -eval-every 100
-claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 5000 -eval-every 100
 claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -steps 5000 -eval-every 100
+claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 5000 -eval-every 100
 claim henaff-copy-T2000-lt-ornn      -preset henaff/copy-T2000/lt-ornn-80      -steps 5000 -eval-every 100
 claim henaff-copy-T2000-lt-irnn      -preset henaff/copy-T2000/lt-irnn-80      -steps 5000 -eval-every 100
 claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -steps 5000 -eval-every 100
