@@ -537,8 +537,8 @@ func TestFullDisk(t *testing.T) {
 
 // TestLostCheckpoints: a run whose log records steps but whose checkpoints are gone (a clone
 // of committed logs without their checkpoints) is refused, with or without -resume, its log
-// untouched, until -restart trains it again from step 0; a multi-seed run reports the
-// replica and trains the others on.
+// untouched, until -restart trains it again from step 0, unless its log already reaches the
+// steps asked for; a multi-seed run reports the replica and trains the others on.
 func TestLostCheckpoints(t *testing.T) {
 	dir := t.TempDir()
 	if code, out := cli(tinyRun("-steps", "4", "-checkpoint-every", "2", "-out", dir)...); code != 0 {
@@ -558,11 +558,18 @@ func TestLostCheckpoints(t *testing.T) {
 			t.Errorf("%v changed the log of a refused run:\n%q\nwant\n%q", extra, got, before)
 		}
 	}
-	if code, out := cli(tinyRun("-steps", "2", "-resume", "-restart", "-out", dir)...); code != 0 || !strings.Contains(out, "trains it again from step 0") {
+	// A log that already reaches the steps asked for needs no training, checkpoints or not.
+	if code, out := cli(tinyRun("-steps", "4", "-resume", "-restart", "-out", dir)...); code != 0 || !strings.Contains(out, "nothing to train") {
+		t.Errorf("-steps 4 on a run whose log reaches step 4: exit %d, %q; want nothing trained", code, out)
+	}
+	if got := readCols(t, logPath); !slices.Equal(got, before) {
+		t.Errorf("a run whose log reaches its steps was retrained:\n%q\nwant\n%q", got, before)
+	}
+	if code, out := cli(tinyRun("-steps", "6", "-resume", "-restart", "-out", dir)...); code != 0 || !strings.Contains(out, "trains it again from step 0") {
 		t.Fatalf("-restart: exit %d\n%s", code, out)
 	}
-	if got := readCols(t, logPath); !slices.Equal(got, before[:3]) { // header and the same 2 steps, from the same seed
-		t.Errorf("log after -restart:\n%q\nwant the first two steps of\n%q", got, before)
+	if got := readCols(t, logPath); len(got) != 7 || !slices.Equal(got[:5], before) { // the same 4 steps from the same seed, then 2 more
+		t.Errorf("log after -restart to 6 steps:\n%q\nwant the 4 steps of\n%q and 2 more", got, before)
 	}
 
 	multi := t.TempDir()

@@ -265,7 +265,10 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if !*resume && runs.HasCheckpoints(*out) {
 		return fmt.Errorf("train: %s already holds a run; pass -resume to continue it or choose another -out", *out)
 	}
-	if n := runs.LostSteps(*out); n > 0 {
+	if n := runs.LostSteps(*out); n >= p.Train.Steps {
+		fmt.Fprintf(stdout, "%s: its log already records %d steps (its checkpoints are missing): nothing to train\n", *out, n)
+		return nil
+	} else if n > 0 {
 		if !*restart {
 			return fmt.Errorf("train: %s records %d steps, but %s holds no checkpoint to continue them from (were the checkpoints left out of a copy or clone?): "+
 				"bring them back to continue, or pass -restart to train the run again from step 0, replacing its log",
