@@ -156,8 +156,8 @@ runs: tools
 # Rewrites every report and figure of docs/run_*.sh (REPORT=1: trains nothing) from the run
 # directories as they stand, then re-draws the recorded-runs cell that ends notebooks 06–11
 # (docs/recorded_cells.py: that cell alone is executed and saved; the others keep their outputs).
-# Run it with make runs stopped: a log being written can end in a partial line.
-RECORDED = $(shell grep -l "The recorded runs (docs/runs)" $(NOTEBOOKS))
+# Run it with make runs stopped: each of make runs' scripts rewrites the same reports as it ends.
+RECORDED = $(shell grep -l "// The recorded runs (docs/runs)" $(NOTEBOOKS))
 reports: setup
 	for s in $(RUN_SCRIPTS); do REPORT=1 bash docs/$$s.sh || exit 1; done
 	/usr/bin/python3 docs/recorded_cells.py $(RECORDED) 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD"; exit $${PIPESTATUS[0]}

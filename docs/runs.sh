@@ -13,10 +13,11 @@
 # Each setting resumes if its replicas already hold checkpoints, so a script can be stopped
 # (Ctrl-C, SIGTERM: every running replica saves a checkpoint) and run again to continue.
 export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
-# Ctrl-C (SIGINT) or SIGTERM ends the script, not only the setting under way: longmemory train
-# catches the signal, saves every replica's checkpoint and exits with 128 + the signal's number,
-# and claim() then exits with that status (so that a caller, such as make runs, stops too); the
-# trap ends the script on a signal that comes between two settings.
+# Ctrl-C (SIGINT), SIGTERM or SIGHUP ends the script, not only the setting under way: longmemory
+# train catches the signal, saves every replica's checkpoint and exits with 128 + the signal's
+# number, and claim() then exits with that status (so that a caller, such as make runs, stops
+# too). The trap ends the script on a signal that comes between two settings, except SIGINT when
+# the script was started in the background (bash then ignores SIGINT and cannot trap it).
 trap 'trap - INT TERM; kill -INT $$' INT TERM
 out="${1:-docs/runs}"
 lm="${LM:-}"
@@ -49,10 +50,11 @@ claim() { # name, then longmemory train flags: 8 seeds in $out/name
 	local code=0
 	"$lm" train "$@" "${first[@]}" -seeds 8 -out "$out/$name" -quiet $resume -restart || code=$?
 	echo "== $name: $(( $(date +%s) - s )) s, exit $code"
-	# train exits 128 + the signal's number when a stop signal ended it: the script stops too.
-	# The trap above cannot see to it when the script was started in the background (bash then
-	# ignores SIGINT, and a signal ignored on entry cannot be trapped), as `make runs &` is.
-	if [ "$code" -ge 128 ]; then exit "$code"; fi
+	# train exits 128 + the signal's number when a stop signal (SIGHUP, SIGINT, SIGTERM) ended
+	# it: the script stops too. The trap above cannot see to it when the script was started in
+	# the background (bash then ignores SIGINT and cannot trap it), as `make runs &` is. Another
+	# failure (a crash, the kernel's out-of-memory kill) is reported and the queue goes on.
+	case $code in 129 | 130 | 143) exit "$code" ;; esac
 }
 fig() { # figure name, title, run names: median and min–max band over the seeds
 	local f=$1 title=$2; shift 2

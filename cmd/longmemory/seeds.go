@@ -18,8 +18,10 @@ import (
 // trainSeeds runs n replicas of the run that fs describes (its flags as set, -seeds and
 // -jobs aside): replica r trains with seed base + r in DIR/seed-<base + r>, a run directory
 // of its own (run.json, log.csv, checkpoints, lock), jobs replicas at a time. With -resume
-// every replica continues from its checkpoints and a replica without any starts afresh (so
-// -seeds 8 -resume adds four replicas to a run of four); base is then the lowest seed found. A
+// every replica continues from its checkpoints and a replica that never had any starts afresh
+// (so -seeds 8 -resume adds four replicas to a run of four), while one whose log records steps
+// its checkpoints no longer hold is refused, or trained again with -restart (runs.LostSteps);
+// base is then the lowest seed found. A
 // replica that diverges or fails is reported by index and seed; the others go on. A stop
 // signal ends every running replica with a checkpoint and starts no new one.
 //
@@ -76,7 +78,7 @@ func trainSeeds(fs *flag.FlagSet, out string, n, jobs int, resume bool, stdout, 
 				seed := base + uint64(r)
 				dir := runs.ReplicaDir(out, seed)
 				rargs := append(slices.Clone(args), "-out="+dir, "-seed="+strconv.FormatUint(seed, 10), "-quiet")
-				if resume && !runs.HasCheckpoints(dir) && runs.LostSteps(dir) == 0 { // not started yet: train it from step 0
+				if lost, err := runs.LostSteps(dir); resume && !runs.HasCheckpoints(dir) && err == nil && lost == 0 { // never checkpointed: from step 0
 					rargs = slices.DeleteFunc(rargs, func(a string) bool { return a == "-resume=true" })
 				}
 				var rout strings.Builder

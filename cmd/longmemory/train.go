@@ -192,7 +192,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	resume := fs.Bool("resume", false, "continue the run in -out from its latest checkpoint, with the settings it recorded in run.json")
 	applyFlags := bindPresetFlags(fs) // -model, -hidden, … -scale-hidden-grad
 	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
-	restart := fs.Bool("restart", false, "train a run whose checkpoints are gone (its log.csv records steps, the checkpoints were not kept, as in a fresh clone of docs/runs without them) again from step 0, replacing its log; without it train refuses such a run")
+	restart := fs.Bool("restart", false, "train a run whose checkpoints are gone (its log.csv records steps, but the checkpoints were not kept, as in a clone without them) again from step 0, its log and run.json moved aside into -out/no-checkpoint-<time>; without it train refuses such a run (one whose log already reaches -steps is left as it is)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	seeds := fs.Int("seeds", 1, "replicas: train seeds s, s+1, … (s = -seed or the preset's) in -out/seed-<seed>, each a run of its own")
 	jobs := fs.Int("jobs", 0, fmt.Sprintf("with -seeds: replicas trained at once (1: in turn; 0: all of them, at most %d; each needs its own memory, so use fewer on a small machine)", runs.MaxAtOnce))
@@ -265,16 +265,23 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if !*resume && runs.HasCheckpoints(*out) {
 		return fmt.Errorf("train: %s already holds a run; pass -resume to continue it or choose another -out", *out)
 	}
-	if n := runs.LostSteps(*out); n >= p.Train.Steps {
-		fmt.Fprintf(stdout, "%s: its log already records %d steps (its checkpoints are missing): nothing to train\n", *out, n)
+	switch n, err := runs.LostSteps(*out); {
+	case err != nil:
+		return fmt.Errorf("train: %w", err)
+	case n >= p.Train.Steps:
+		fmt.Fprintf(stdout, "%s: its log already records %d steps (its checkpoints are missing): nothing to train; move %s away to train it again\n",
+			*out, n, filepath.Join(*out, runs.LogFile))
 		return nil
-	} else if n > 0 {
-		if !*restart {
-			return fmt.Errorf("train: %s records %d steps, but %s holds no checkpoint to continue them from (were the checkpoints left out of a copy or clone?): "+
-				"bring them back to continue, or pass -restart to train the run again from step 0, replacing its log",
-				filepath.Join(*out, runs.LogFile), n, runs.CheckpointDir(*out))
+	case n > 0 && !*restart:
+		return fmt.Errorf("train: %s records %d steps, but %s holds no checkpoint to continue them from (were the checkpoints left out of a copy or clone?): "+
+			"bring them back to continue, or pass -restart to train the run again from step 0 (the log is moved aside)",
+			filepath.Join(*out, runs.LogFile), n, runs.CheckpointDir(*out))
+	case n > 0:
+		aside, err := dir.SetAside("no-checkpoint")
+		if err != nil {
+			return fmt.Errorf("train: -restart: moving the run aside: %w", err)
 		}
-		fmt.Fprintf(stderr, "longmemory: %s records %d steps but no checkpoint: -restart trains it again from step 0\n", *out, n)
+		fmt.Fprintf(stderr, "longmemory: %s records %d steps but no checkpoint: -restart moved its log into %s and trains it again from step 0\n", *out, n, aside)
 		*resume = false
 	}
 	b, err := backend.New()

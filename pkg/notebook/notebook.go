@@ -168,7 +168,7 @@ func Train(p experiments.Preset) (*Run, error) {
 	if ok, err := tr.Resume(); err != nil {
 		// Checkpoints this code cannot read (written by an older version of a model, say):
 		// keep them aside, never delete a run, and start afresh.
-		aside, rerr := d.SetAside()
+		aside, rerr := d.SetAside("unreadable")
 		if rerr != nil {
 			return nil, fmt.Errorf("%s: cannot resume (%v) nor move the run aside: %w", p.Name, err, rerr)
 		}

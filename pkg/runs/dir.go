@@ -92,10 +92,11 @@ func NewTrainer(b compute.Backend, p experiments.Preset, dir string) (*train.Tra
 }
 
 // SetAside moves the run's checkpoints, log.csv and run.json (those there are) into a new
-// directory unreadable-<time> inside it and returns that directory's path: the run can start
-// afresh and nothing is deleted.
-func (d *Dir) SetAside() (string, error) {
-	aside := filepath.Join(d.Path, "unreadable-"+time.Now().Format("20060102-150405.000"))
+// directory <why>-<time> inside it ("unreadable" checkpoints, "no-checkpoint" for a log whose
+// checkpoints are gone) and returns that directory's path: the run can start afresh and
+// nothing is deleted.
+func (d *Dir) SetAside(why string) (string, error) {
+	aside := filepath.Join(d.Path, why+"-"+time.Now().Format("20060102-150405.000"))
 	if err := os.Mkdir(aside, 0o755); err != nil {
 		return "", err
 	}

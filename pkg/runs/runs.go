@@ -13,6 +13,7 @@ package runs
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -92,10 +93,10 @@ type Span struct {
 	Host   string `json:",omitempty"`
 }
 
-// Host describes this machine for Span.Host: the CPU's model name, the widest vector
-// extension among those the Go backend's matmul kernels pick from at run time (avx512f, avx2),
-// and the cores Go uses, as "AMD EPYC, avx2, 2 cores" (the architecture instead of the
-// first two where /proc/cpuinfo does not say).
+// Host describes this machine for Span.Host: the CPU's model name, then in brackets the widest
+// vector extension among those the Go backend's matmul kernels pick from at run time (avx512f,
+// avx2, or "no avx2") and the logical CPUs Go uses, as "AMD EPYC (avx2, 2 CPUs)" (the
+// architecture instead of the model, and no extension, where /proc/cpuinfo does not say).
 func Host() string {
 	model, ext := runtime.GOARCH, ""
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
@@ -118,9 +119,9 @@ func Host() string {
 		}
 	}
 	if ext != "" {
-		model += ", " + ext
+		ext += ", "
 	}
-	return fmt.Sprintf("%s, %d cores", model, runtime.NumCPU())
+	return fmt.Sprintf("%s (%s%d CPUs)", model, ext, runtime.NumCPU())
 }
 
 // CheckpointDir is the checkpoint directory of run directory dir.
@@ -134,19 +135,32 @@ func HasCheckpoints(dir string) bool {
 }
 
 // LostSteps returns the steps DIR/log.csv records when DIR holds no checkpoint to continue
-// them from, and 0 when it holds one, has no log or its log ends in a divergence (held-out
-// loss +Inf: that run failed before its first checkpoint and may be trained afresh). Steps are
-// lost when the checkpoints are, for instance in a clone of a repository that committed the
-// logs but not the checkpoints: training there from step 0 would replace the log.
-func LostSteps(dir string) int {
+// them from, and 0 when it holds one, has no log, or its log ends in a divergence (held-out
+// loss +Inf) at a step no later than the run's first checkpoint (run.json's CheckpointEvery):
+// that run never had a checkpoint and may be trained afresh. Steps are lost when the
+// checkpoints are, for instance in a clone of a repository that committed the logs but not
+// the checkpoints: training there from step 0 would replace the log. A log that cannot be
+// read is an error.
+func LostSteps(dir string) (int, error) {
 	if HasCheckpoints(dir) {
-		return 0
+		return 0, nil
 	}
 	log, err := ReadLog(filepath.Join(dir, LogFile))
-	if err != nil || len(log) == 0 || math.IsInf(log[len(log)-1].EvalLoss, 1) {
-		return 0
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	case len(log) == 0:
+		return 0, nil
 	}
-	return log[len(log)-1].Step
+	last := log[len(log)-1]
+	if math.IsInf(last.EvalLoss, 1) {
+		if meta, err := ReadMeta(dir); err == nil && last.Step <= meta.Preset.Train.CheckpointEvery {
+			return 0, nil
+		}
+	}
+	return last.Step, nil
 }
 
 // ReadMeta reads DIR/run.json; the error wraps os.ErrNotExist when there is none.

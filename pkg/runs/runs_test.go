@@ -95,9 +95,12 @@ func TestSetAside(t *testing.T) {
 	os.MkdirAll(CheckpointDir(dir), 0o755)
 	os.WriteFile(filepath.Join(CheckpointDir(dir), "ckpt-000000001.gob"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(dir, LogFile), []byte("y"), 0o644)
-	aside, err := d.SetAside()
+	aside, err := d.SetAside("unreadable")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(aside), "unreadable-") || filepath.Dir(aside) != dir {
+		t.Errorf("set aside into %s, want %s/unreadable-<time>", aside, dir)
 	}
 	if b, err := os.ReadFile(filepath.Join(aside, Checkpoints, "ckpt-000000001.gob")); err != nil || string(b) != "x" {
 		t.Errorf("checkpoint aside: %q, %v", b, err)
