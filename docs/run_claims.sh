@@ -68,7 +68,7 @@ done
 # The claims whose horizon takes at most 3 hours here (the first looks' speeds), quickest first:
 # Henaff et al. §4.3, Fig. 4 (the LT-ORNN with pooling) and Fig. 2 at T = 2000, to 5000 steps.
 # The pooled LT-ORNN on copy T = 500 was still falling at the presets' 5000 steps (median 0.0108,
-# solved below 0.0040; 14 min here): continued to 10 000, as the LT-ORNN without pooling was.
+# solved below 0.0040; about half an hour here): continued to 10 000, as the LT-ORNN without pooling was.
 claim henaff-copy-T500-lt-ornn-pool   -preset henaff/copy-T500/lt-ornn-80-pool    -steps 10000 -eval-every 100
 claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -steps 5000 -eval-every 100
 claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 5000 -eval-every 100
