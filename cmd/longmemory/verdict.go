@@ -139,6 +139,11 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 	return g, nil
 }
 
+// oneAfterAnother says how an open verdict's hours are counted: the training time every run of
+// the claim short of its horizon still needs, added (the run scripts train one run at a time),
+// each at its measured speed with its replicas at once.
+const oneAfterAnother = "the claim's runs one after another, each with its replicas at once, at its median speed so far"
+
 // hoursTo returns the training time, in hours, g needs from its steps to horizon at its
 // measured speed (its replicas at once); 0 when it is there.
 func (g groupResult) hoursTo(horizon int) float64 {
@@ -182,7 +187,8 @@ func (g groupResult) describe() string {
 // horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them),
 // or a budget of seconds of training written with an s ("1500s"): each run is then judged at the steps that budget buys at
 // its own speed (readGroup), and a run that should learn and has not when the budget is spent does not reproduce the claim.
-// The hours a run still needs are at its measured speed (the median of its replicas' runs.StepSeconds, its replicas at once).
+// The hours a run still needs are at its measured speed (the median of its replicas' runs.StepSeconds, its replicas at once);
+// an open claim's hours add those of all its runs short of their horizons, which the run scripts train one after another.
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (its median replica lost less than 5% of its loss over the second half
 // of training) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
@@ -246,7 +252,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
 		var unfinished []string // runs that should not learn, short of their horizon
-		var toGo float64        // hours to the horizon of the slowest still-falling learn-run
+		var toGo float64        // hours of training the claim's runs still need: each run short of its horizon, one after another
 		falling := 0
 		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it, and at it still falling
 		for i, list := range cols[1:3] {
@@ -280,10 +286,11 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				case !learn && short:
 					reproduced = false // not learning yet decides nothing before its horizon
 					unfinished = append(unfinished, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, h))
+					toGo += g.hoursTo(h)
 				case learn && g.status != "learns":
 					reproduced = false
 					falling = max(falling, g.steps)
-					toGo = max(toGo, g.hoursTo(h))
+					toGo += g.hoursTo(h)
 					switch {
 					case budget > 0 && g.budgetSteps == 0:
 						budgetShort = append(budgetShort, fmt.Sprintf("%s (%d steps, too few to measure its speed)", g.name, g.steps))
@@ -298,13 +305,13 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
 		switch {
 		case falling == 0 && len(unfinished) > 0:
-			verdict = "**open**: runs that should not learn have not reached their horizon: " + strings.Join(unfinished, ", ")
+			verdict = fmt.Sprintf("**open**: runs that should not learn have not reached their horizon: %s; %s more of training here (%s)", strings.Join(unfinished, ", "), hours(toGo), oneAfterAnother)
 		case len(budgetShort) > 0:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s more of training here (its replicas trained at once, at their median speed)", budget, strings.Join(budgetShort, ", "), hours(toGo))
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s more of training here (%s)", budget, strings.Join(budgetShort, ", "), hours(toGo), oneAfterAnother)
 		case len(budgetSpent) > 0:
 			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s: still falling when it is spent, %s", budget, strings.Join(budgetSpent, ", "))
 		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (its replicas trained at once, at their median speed so far)", falling, horizon, hours(toGo))
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (%s)", falling, horizon, hours(toGo), oneAfterAnother)
 		case horizon > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
 		}
@@ -325,7 +332,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 // directories under runsDir) end more accurate than those of fail: reproduced when, with
 // every run at its horizon, the lowest median final held-out accuracy of the learn-runs is
 // above the highest of the fail-runs; not reproduced when it is not; open while a run is
-// short of its horizon (with the hours the slowest one still needs, its replicas at once).
+// short of its horizon (with the hours the runs short of it still need, one after another).
 func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, verdict string, err error) {
 	var texts, res, missing []string
 	lowLearn, highFail := math.Inf(1), math.Inf(-1)
@@ -362,7 +369,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			res = append(res, fmt.Sprintf("%s **%.1f%%** [%.1f–%.1f%%] held-out accuracy (loss %.4f; chance %.4f%s)", g.name, 100*acc, 100*slices.Min(g.accs), 100*slices.Max(g.accs), g.median, g.baseline, diverged))
 			if horizon > g.steps {
 				short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
-				toGo = max(toGo, g.hoursTo(horizon))
+				toGo += g.hoursTo(horizon)
 			}
 		}
 	}
@@ -375,7 +382,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 		if ahead {
 			order = "ahead"
 		}
-		verdict = fmt.Sprintf("**open**: the runs said to be more accurate are %s so far; short of the horizon: %s, %s more of training here (its replicas at once)", order, strings.Join(short, ", "), hours(toGo))
+		verdict = fmt.Sprintf("**open**: the runs said to be more accurate are %s so far; short of the horizon: %s, %s more of training here (%s)", order, strings.Join(short, ", "), hours(toGo), oneAfterAnother)
 	case ahead:
 		verdict = "**reproduced**"
 	default:

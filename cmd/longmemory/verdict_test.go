@@ -91,7 +91,7 @@ func TestVerdict(t *testing.T) {
 		"**open**: a run that should learn is still falling after 4 steps, its horizon of 4; longer runs decide",
 		"(flat; baseline 1.0000) | **open**: a run that should learn has not yet after 4 steps; the horizon of 8 steps would take 0 min more of training here",
 		"| **not run** yet (unrun) |",
-		"| **open**: runs that should not learn have not reached their horizon: flat (4 of 8 steps) |",
+		"| **open**: runs that should not learn have not reached their horizon: flat (4 of 8 steps); 0 min more of training here (the claim's runs one after another",
 	)
 	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 4 s of training for the slowest replica (12 s the replicas' times added)") {
 		t.Errorf("row 1 does not say the runs: %q", rows[2])
@@ -109,6 +109,16 @@ func TestVerdict(t *testing.T) {
 	os.WriteFile(long, []byte("C\tfalling3\t\tbaseline\t7204\n"), 0o644)
 	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 2.0 h more of training here") {
 		t.Errorf("hours to the horizon of 3 replicas at once: %q, want 2.0 h", out)
+	}
+	// The runs of a claim train one after another: its hours are those of every run short of
+	// its horizon added, the runs that should not learn with the others (2 h each here).
+	os.WriteFile(long, []byte("C learns, B does not\tfalling3\tflat\tbaseline\t7204\n"), 0o644)
+	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 4.0 h more of training here (the claim's runs one after another") {
+		t.Errorf("hours to the horizon of a learn-run and a fail-run: %q, want 4.0 h", out)
+	}
+	os.WriteFile(long, []byte("A solves, B never\tsolver\tflat\tsolved\t7204\n"), 0o644)
+	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "flat (4 of 7204 steps); 2.0 h more of training here") {
+		t.Errorf("hours to the horizon of a fail-run: %q, want 2.0 h", out)
 	}
 	for _, h := range []string{"0", "many"} {
 		os.WriteFile(long, []byte("C\tfalling\t\tbaseline\t"+h+"\n"), 0o644)
