@@ -214,6 +214,14 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	defer f.Close()
 	fmt.Fprintln(stdout, "| claim | runs | result: median final held-out loss [min–max] over seeds | verdict |")
 	fmt.Fprintln(stdout, "|---|---|---|---|")
+	var tally [4]int // reproduced, not reproduced, open, not run: the verdicts' first words
+	count := func(verdict string) {
+		for i, kind := range []string{"**reproduced**", "**not reproduced**", "**open**", "**not run**"} {
+			if strings.HasPrefix(verdict, kind) {
+				tally[i]++
+			}
+		}
+	}
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
@@ -240,6 +248,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 			}
 			fmt.Fprintf(stdout, "| %s | %s | %s | %s |\n", cols[0], runsText, results, verdict)
+			count(verdict)
 			continue
 		}
 		threshold := map[string]func(float64) float64{
@@ -324,8 +333,17 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			verdict = "**reproduced**"
 		}
 		fmt.Fprintf(stdout, "| %s | %s | %s | %s |\n", cols[0], strings.Join(runsText, "; "), strings.Join(results, "; "), verdict)
+		count(verdict)
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	total := 0
+	for _, n := range tally {
+		total += n
+	}
+	fmt.Fprintf(stdout, "\nOf %d claims: %d reproduced, %d not reproduced, %d open, %d not run.\n", total, tally[0], tally[1], tally[2], tally[3])
+	return nil
 }
 
 // outperforms decides a claim that the classifiers of learn (comma-separated run

@@ -47,7 +47,11 @@ func verdictRows(t *testing.T, runs, claims string, want ...string) []string {
 	if code != 0 {
 		t.Fatalf("verdict: exit %d\n%s", code, out)
 	}
-	rows := strings.Split(strings.TrimSpace(out), "\n")
+	table, tally, ok := strings.Cut(strings.TrimSpace(out), "\n\n")
+	if !ok || !strings.HasPrefix(tally, "Of ") || strings.Contains(tally, "\n") {
+		t.Fatalf("want the table, a blank line and the tally of the verdicts:\n%s", out)
+	}
+	rows := strings.Split(table, "\n")
 	if len(rows) != len(want)+2 {
 		t.Fatalf("%d lines, want a header, a rule and %d rows:\n%s", len(rows), len(want), out)
 	}
@@ -93,6 +97,9 @@ func TestVerdict(t *testing.T) {
 		"| **not run** yet (unrun) |",
 		"| **open**: runs that should not learn have not reached their horizon: flat (4 of 8 steps); 0 min more of training here (the claim's runs one after another",
 	)
+	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, "\nOf 9 claims: 1 reproduced, 2 not reproduced, 5 open, 1 not run.\n") {
+		t.Errorf("the tally of the verdicts: %q", out)
+	}
 	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 4 s of training for the slowest replica (12 s the replicas' times added)") {
 		t.Errorf("row 1 does not say the runs: %q", rows[2])
 	}
