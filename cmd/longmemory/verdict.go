@@ -40,12 +40,17 @@ type groupResult struct {
 	hosts          []string  // the machines that trained its replicas (runs.Span.Host), in order of appearance
 }
 
+// notScored is the status of a run none of whose replicas has a held-out loss yet (its
+// steps are those its replicas have logged, 0 before the first log).
+const notScored = "no held-out loss yet"
+
 // readGroup reads the replicas of dir (or dir itself) and classifies the run against
 // threshold (a loss): "learns" if the median final held-out loss is below it; otherwise
 // "still falling" if the median replica lost more than 5% of its loss over the second half
-// of training, else "flat". A replica whose log ends in a divergence (held-out loss +Inf:
-// train.Record) counts with a final loss of +Inf and is done: its steps do not hold the
-// run short of its horizon. A replica with no held-out loss yet is left out (named).
+// of training, else "flat"; notScored if no replica has a held-out loss yet. A replica whose
+// log ends in a divergence (held-out loss +Inf: train.Record) counts with a final loss of
+// +Inf and is done: its steps do not hold the run short of its horizon. A replica with no
+// held-out loss yet is left out (named).
 //
 // With budget > 0 (seconds of training) every replica's log is first cut after the steps
 // that budget buys at the run's speed (the median over its replicas of runs.StepSeconds, its
@@ -121,8 +126,16 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 		}
 		drops = append(drops, (half-final)/half)
 	}
-	if g.seeds == 0 {
-		return g, fmt.Errorf("%s: no held-out loss in the log of any replica", dir)
+	if g.seeds == 0 { // just started, or trained again from step 0 (train -restart): nothing to judge yet
+		g.status, g.steps = notScored, 0
+		g.median, g.lo, g.hi = math.NaN(), math.NaN(), math.NaN()
+		for _, r := range reps {
+			g.baseline = cmp.Or(g.baseline, r.meta.Baseline)
+			if n := len(r.log); n > 0 {
+				g.steps = max(g.steps, r.log[n-1].Step)
+			}
+		}
+		return g, nil
 	}
 	if g.steps == math.MaxInt { // every replica diverged
 		g.steps = lastDiverged
@@ -145,10 +158,14 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 const oneAfterAnother = "the claim's runs one after another, each with its replicas at once, at its median speed so far"
 
 // hoursTo returns the training time, in hours, g needs from its steps to horizon at its
-// measured speed (its replicas at once); 0 when it is there.
+// measured speed (its replicas at once); 0 when it is there, NaN when its log is too short to
+// time (hours says so).
 func (g groupResult) hoursTo(horizon int) float64 {
-	if horizon <= g.steps || g.stepSeconds <= 0 {
+	if horizon <= g.steps {
 		return 0
+	}
+	if g.stepSeconds <= 0 { // too few records to time
+		return math.NaN()
 	}
 	return g.stepSeconds * float64(horizon-g.steps) / 3600
 }
@@ -163,6 +180,9 @@ func (g groupResult) statusText() string {
 
 // describe says what g is made of, for the runs column.
 func (g groupResult) describe() string {
+	if g.status == notScored {
+		return fmt.Sprintf("%s: %d seeds, none with a held-out loss yet (%d steps logged)", g.name, len(g.unscored), g.steps)
+	}
 	text := fmt.Sprintf("%s: %d seeds × %d steps, %.0f s of training for the slowest replica (%.0f s the replicas' times added)", g.name, g.seeds, g.steps, g.slowest, g.seconds)
 	if g.budgetSteps > 0 {
 		text += fmt.Sprintf("; the budget buys %d steps at %.2f s a step", g.budgetSteps, g.stepSeconds)
@@ -287,7 +307,11 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					}
 				}
 				runsText = append(runsText, g.describe())
-				results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.statusText(), g.baseline))
+				if g.status == notScored {
+					results = append(results, fmt.Sprintf("%s: %s (baseline %.4f)", g.name, notScored, g.baseline))
+				} else {
+					results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.statusText(), g.baseline))
+				}
 				short := h > g.steps // stopped before its horizon: a flat curve decides nothing yet
 				switch {
 				case learn && g.status == "flat" && !short, !learn && g.status == "learns":
@@ -370,6 +394,13 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			if err != nil {
 				return "", "", "", err
 			}
+			texts = append(texts, g.describe())
+			if g.status == notScored {
+				res = append(res, fmt.Sprintf("%s: %s (chance %.4f)", g.name, notScored, g.baseline))
+				short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
+				toGo += g.hoursTo(horizon)
+				continue
+			}
 			acc := runs.Median(g.accs)
 			if math.IsNaN(acc) {
 				return "", "", "", fmt.Errorf("%s: no held-out accuracy in its log (outperforms compares classifiers)", name)
@@ -379,7 +410,6 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			} else {
 				highFail = max(highFail, acc)
 			}
-			texts = append(texts, g.describe())
 			diverged := ""
 			if g.diverged > 0 {
 				diverged = fmt.Sprintf("; %d of %d diverged, counted as 0%%", g.diverged, g.seeds)
@@ -427,7 +457,10 @@ func parseHorizon(text string) (steps int, seconds float64, err error) {
 
 // hours writes a training time given in hours: in minutes below one hour.
 func hours(h float64) string {
-	if h < 1 {
+	switch {
+	case math.IsNaN(h):
+		return "a time not measured yet (a run short of its horizon has too few steps logged to time)"
+	case h < 1:
 		return fmt.Sprintf("%.0f min", 60*h)
 	}
 	return fmt.Sprintf("%.1f h", h)

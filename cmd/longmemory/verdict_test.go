@@ -185,6 +185,34 @@ func TestVerdictOutperforms(t *testing.T) {
 	}
 }
 
+// TestVerdictNotScored: a run none of whose replicas has a held-out loss yet (just started,
+// or trained again from step 0 by train -restart, its logs moved aside) leaves its claim open,
+// with the time it would take where its log can be timed, instead of failing the table.
+func TestVerdictNotScored(t *testing.T) {
+	runs := t.TempDir()
+	for s := range 2 { // run.json and no log: train -restart has just moved the logs aside
+		dir := filepath.Join(runs, "started", fmt.Sprintf("seed-%d", s))
+		writeRun(t, dir, 1)
+		os.Remove(filepath.Join(dir, "log.csv"))
+	}
+	unscored := filepath.Join(runs, "unscored", "seed-0")
+	writeRun(t, unscored, 1)
+	writeLog(t, unscored, "1,2,1,NaN,NaN,1", "2,2,1,NaN,NaN,2") // trained 2 steps, not evaluated yet
+	writeRun(t, filepath.Join(runs, "solver"), 1, 1, 0.5, 0.01)
+	writeClassifier(t, filepath.Join(runs, "net"), 0.5, 0.6)
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	os.WriteFile(claims, []byte("S learns\tstarted\t\tsolved\t100\n"+
+		"U learns\tunscored\t\tbaseline\t3602\n"+
+		"A solves, S never\tsolver\tstarted\tsolved\t8\n"+
+		"S beats net\tstarted\tnet\toutperforms\t2\n"), 0o644)
+	verdictRows(t, runs, claims,
+		"| started: 2 seeds, none with a held-out loss yet (0 steps logged) | started: no held-out loss yet (baseline 1.0000) | **open**: a run that should learn has not yet after 0 steps; the horizon of 100 steps would take a time not measured yet",
+		"| unscored: 1 seeds, none with a held-out loss yet (2 steps logged) | unscored: no held-out loss yet (baseline 1.0000) | **open**: a run that should learn has not yet after 2 steps; the horizon of 3602 steps would take 1.0 h more",
+		"| **open**: runs that should not learn have not reached their horizon: started (0 of 8 steps); a time not measured yet",
+		"started: no held-out loss yet (chance 1.0000); net **60.0%** [60.0–60.0%] held-out accuracy (loss 0.4000; chance 2.3000) | **open**: the runs said to be more accurate are",
+	)
+}
+
 // TestVerdictDiverged: a replica whose log ends in a divergence (held-out loss +Inf) counts
 // with that loss and does not hold its run short of the horizon; a replica not scored yet is
 // left out and named.

@@ -94,10 +94,12 @@ func AddBaseline(c *plots.Chart, baseline float64) {
 // as the median over its replicas with the min–max band, named "<model> <hidden>" (with
 // "pool" for an LT-RNN with l2 pooling; by their directories when two would share a name,
 // keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed. The
-// title is the first run's task.
+// title is the first run's task. A run none of whose replicas has a log yet (just started,
+// or started again by train -restart) is left out; an error if that leaves nothing to draw.
 func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400}
 	baseline := nan
+	var drawn []string // the directory of each series
 	for _, dir := range dirs {
 		var logs [][]train.Record
 		var meta Meta
@@ -112,7 +114,7 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 			meta, logs = m, append(logs, log)
 		}
 		if len(logs) == 0 {
-			return chart, fmt.Errorf("%s: no replica has a log yet", dir)
+			continue // every replica just starting (or started again: train -restart): drawn once logged
 		}
 		if chart.Title == "" {
 			chart.Title = meta.Task
@@ -126,6 +128,10 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		} else {
 			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs...))
 		}
+		drawn = append(drawn, dir)
+	}
+	if len(chart.Series) == 0 {
+		return chart, fmt.Errorf("%s: no replica has a log yet", strings.Join(dirs, ", "))
 	}
 	// Runs of the same model are told apart by their directory names, less the part they
 	// all share ("adding-lt-irnn", "adding-lt-irnn-lr1e-3" → "adding-lt-irnn", "lr1e-3").
@@ -139,7 +145,7 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		}
 		bases := make([]string, len(same))
 		for j, i := range same {
-			bases[j] = filepath.Base(filepath.Clean(dirs[i]))
+			bases[j] = filepath.Base(filepath.Clean(drawn[i]))
 		}
 		prefix := bases[0]
 		for _, b := range bases[1:] {
@@ -170,7 +176,8 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 // directory gives one row: steps of the shortest replica, wall time of the slowest, the
 // median over its replicas with the range in brackets (a replica that diverged counts with
 // its final loss +Inf, and its steps are not the run's); a replica just starting, with no log
-// yet, is left out of the row and of its count of seeds.
+// yet, is left out of the row and of its count of seeds, and a run none of whose replicas
+// has one gets a row that says so.
 func Summary(w io.Writer, dirs ...string) error {
 	fmt.Fprintln(w, "| run | model | task | steps | wall time | final held-out loss | best | final accuracy | baseline |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
@@ -199,8 +206,19 @@ func Summary(w io.Writer, dirs ...string) error {
 			}
 			finals, bests, accs = append(finals, final), append(bests, best), append(accs, acc)
 		}
-		if len(finals) == 0 {
-			return fmt.Errorf("%s: no replica has a log yet", dir)
+		if len(finals) == 0 { // every replica just starting (or started again: train -restart)
+			if len(reps) == 0 {
+				return fmt.Errorf("%s: no log yet", dir)
+			}
+			model, task, baseline := "–", "–", "–"
+			for _, rep := range reps {
+				if m, err := ReadMeta(rep); err == nil {
+					model, task, baseline = m.Preset.Model.String(), m.Task, fmt.Sprintf("%.4f", m.Baseline)
+					break
+				}
+			}
+			fmt.Fprintf(w, "| %s (%d seeds, no log yet) | %s | %s | 0 | 0 s | – | – | – | %s |\n", filepath.Base(dir), len(reps), model, task, baseline)
+			continue
 		}
 		if steps == math.MaxInt { // every replica diverged
 			steps = 0

@@ -293,6 +293,24 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 	if c, err := Chart([]string{dir}, false); err != nil || len(c.Series) != 2 {
 		t.Errorf("Chart: %v, %d series", err, len(c.Series))
 	}
+	// A run none of whose replicas has a log yet (train -restart moved the logs aside, or it
+	// has just started): a row that says so, and left out of a chart with other runs.
+	again := filepath.Join(t.TempDir(), "again")
+	for s := range 2 {
+		rep := filepath.Join(again, fmt.Sprintf("seed-%d", s))
+		os.MkdirAll(rep, 0o755)
+		os.WriteFile(filepath.Join(rep, MetaFile), []byte(`{"Preset": {"Model": {"Kind": "lt-ornn", "Hidden": 8}}, "Task": "Copy(T=9)", "Baseline": 0.25}`), 0o644)
+	}
+	table.Reset()
+	if err := Summary(&table, dir, again); err != nil || !strings.Contains(table.String(), "| again (2 seeds, no log yet) | lt-ornn 8 | Copy(T=9) | 0 | 0 s | – | – | – | 0.2500 |") {
+		t.Errorf("Summary of a run with no log yet: %v\n%s", err, table.String())
+	}
+	if c, err := Chart([]string{again, dir}, false); err != nil || len(c.Series) != 2 || c.Series[0].Name != "tanh 4" || c.Title != "Adding(T=5)" {
+		t.Errorf("Chart with a run with no log yet: %v, %+v", err, c.Series)
+	}
+	if _, err := Chart([]string{again}, false); err == nil || !strings.Contains(err.Error(), "no replica has a log yet") {
+		t.Errorf("Chart of a run with no log yet alone: %v, want an error", err)
+	}
 }
 
 // TestStepSeconds: the median seconds a step over a log's consecutive records, so that a
