@@ -32,12 +32,37 @@ type groupResult struct {
 	budgetSteps    int       // with a budget of seconds: the steps it buys at stepSeconds, where the logs were cut
 	finals         []float64 // last held-out loss of each replica
 	baseline       float64
-	status         string // "learns", "still falling" or "flat"
+	status         string // "learns", "still falling", "flat" or notScored
+	falling        int    // with status "still falling": the replicas still falling
 	median, lo, hi float64
 	accs           []float64 // last held-out accuracy of each replica (NaN for regression)
 	diverged       int       // replicas whose log ends in a divergence (final loss +Inf)
 	unscored       []string  // replicas with no held-out loss yet, left out
 	hosts          []string  // the machines that trained its replicas (runs.Span.Host), in order of appearance
+}
+
+// A replica is flat when it lost at most flatDrop of its held-out loss over the second half
+// of its training, measured by secondHalfDrop over windows of up to flatWindow evaluations.
+const (
+	flatDrop   = 0.05
+	flatWindow = 5
+)
+
+// secondHalfDrop returns the share of its held-out loss a replica lost over the second half of
+// its training, (a − b)/a: a is the median of the (up to) flatWindow evaluations that end at
+// the middle step, b that of the last ones, as many as follow the middle (up to flatWindow). A
+// median, because one evaluation (a batch of 100 held-out sequences) is noisy: a single spike
+// at the middle would otherwise read as a fall.
+func secondHalfDrop(steps, loss []float64) float64 {
+	mid := 0 // the last evaluation at or before the middle step
+	for i, s := range steps {
+		if s <= steps[len(steps)-1]/2 {
+			mid = i
+		}
+	}
+	k := max(1, min(flatWindow, len(loss)-1-mid))
+	a, b := runs.Median(loss[max(0, mid+1-k):mid+1]), runs.Median(loss[len(loss)-k:])
+	return (a - b) / a
 }
 
 // notScored is the status of a run none of whose replicas has a held-out loss yet (its
@@ -46,8 +71,9 @@ const notScored = "no held-out loss yet"
 
 // readGroup reads the replicas of dir (or dir itself) and classifies the run against
 // threshold (a loss): "learns" if the median final held-out loss is below it; otherwise
-// "still falling" if the median replica lost more than 5% of its loss over the second half
-// of training, else "flat"; notScored if no replica has a held-out loss yet. A replica whose
+// "still falling" if any replica lost more than flatDrop of its loss over the second half of
+// its training (secondHalfDrop), else "flat" (every replica flat: issue #12's evidence that a
+// longer run would not learn); notScored if no replica has a held-out loss yet. A replica whose
 // log ends in a divergence (held-out loss +Inf: train.Record) counts with a final loss of
 // +Inf and is done: its steps do not hold the run short of its horizon. A replica with no
 // held-out loss yet is left out (named).
@@ -118,13 +144,7 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 			continue
 		}
 		g.steps = min(g.steps, last.Step)
-		half := loss[0]
-		for i, s := range steps {
-			if s <= steps[len(steps)-1]/2 {
-				half = loss[i]
-			}
-		}
-		drops = append(drops, (half-final)/half)
+		drops = append(drops, secondHalfDrop(steps, loss))
 	}
 	if g.seeds == 0 { // just started, or trained again from step 0 (train -restart): nothing to judge yet
 		g.status, g.steps = notScored, 0
@@ -144,8 +164,13 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 	switch {
 	case g.median < threshold(g.baseline):
 		g.status = "learns"
-	case len(drops) > 0 && runs.Median(drops) > 0.05:
+	case slices.ContainsFunc(drops, func(d float64) bool { return d > flatDrop }):
 		g.status = "still falling"
+		for _, d := range drops {
+			if d > flatDrop {
+				g.falling++
+			}
+		}
 	default:
 		g.status = "flat"
 	}
@@ -170,12 +195,17 @@ func (g groupResult) hoursTo(horizon int) float64 {
 	return g.stepSeconds * float64(horizon-g.steps) / 3600
 }
 
-// statusText is g.status with the replicas that diverged, if any.
+// statusText is g.status, with the replicas still falling when not all are, and those that
+// diverged, if any.
 func (g groupResult) statusText() string {
-	if g.diverged > 0 {
-		return fmt.Sprintf("%s; %d of %d diverged", g.status, g.diverged, g.seeds)
+	text := g.status
+	if g.status == "still falling" && g.falling < g.seeds {
+		text = fmt.Sprintf("still falling in %d of %d seeds", g.falling, g.seeds)
 	}
-	return g.status
+	if g.diverged > 0 {
+		text += fmt.Sprintf("; %d of %d diverged", g.diverged, g.seeds)
+	}
+	return text
 }
 
 // describe says what g is made of, for the runs column.
@@ -210,8 +240,8 @@ func (g groupResult) describe() string {
 // The hours a run still needs are at its measured speed (the median of its replicas' runs.StepSeconds, its replicas at once);
 // an open claim's hours add those of all its runs short of their horizons, which the run scripts train one after another.
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
-// a learn-run is flat (its median replica lost less than 5% of its loss over the second half
-// of training) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
+// a learn-run is flat (every replica lost at most 5% of its loss over the second half of
+// training, readGroup) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
 // or flat before its horizon: the verdict gives the steps to the horizon and the hours they
 // take at the runs' measured speed; or a fail-run that has not learned but is short of its
 // horizon); not run when a run directory does not exist yet. Criterion "outperforms" compares

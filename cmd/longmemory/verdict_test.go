@@ -185,6 +185,28 @@ func TestVerdictOutperforms(t *testing.T) {
 	}
 }
 
+// TestVerdictFlatInAllSeeds: a run that should learn rules a claim out only when every seed is
+// flat over the second half of its training (issue #12: "flat … in all seeds"); one seed still
+// falling leaves the claim open. A single noisy evaluation at the middle is not a fall.
+func TestVerdictFlatInAllSeeds(t *testing.T) {
+	runs := t.TempDir()
+	flat := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	falling := []float64{1, 1, 1, 1, 1, 0.95, 0.93, 0.91, 0.9, 0.88} // 12% lost over the second half
+	spike := []float64{1, 1, 1, 1, 1.4, 1, 1, 1, 1, 1}                // one noisy evaluation at the middle
+	for s, l := range [][]float64{flat, flat, falling} {
+		writeRun(t, filepath.Join(runs, "one-falls", fmt.Sprintf("seed-%d", s)), 2, l...)
+	}
+	for s, l := range [][]float64{flat, spike, flat} {
+		writeRun(t, filepath.Join(runs, "spiky", fmt.Sprintf("seed-%d", s)), 2, l...)
+	}
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	os.WriteFile(claims, []byte("X solves\tone-falls\t\tsolved\t10\nY solves\tspiky\t\tsolved\t10\n"), 0o644)
+	verdictRows(t, runs, claims,
+		"one-falls **1.0000** [0.8800–1.0000] (still falling in 1 of 3 seeds; baseline 2.0000) | **open**: a run that should learn is still falling after 10 steps",
+		"spiky **1.0000** [1.0000–1.0000] (flat; baseline 2.0000) | **not reproduced** at these lengths",
+	)
+}
+
 // TestVerdictNotScored: a run none of whose replicas has a held-out loss yet (just started,
 // or trained again from step 0 by train -restart, its logs moved aside) leaves its claim open,
 // with the time it would take where its log can be timed, instead of failing the table.
