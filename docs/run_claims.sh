@@ -179,7 +179,7 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	echo "paper says learns does (its median final held-out loss over the 8 seeds is below the baseline, or below a tenth of"
 	echo "it where the paper shows the task solved) and no run it says fails does; **not reproduced** when a run that should"
 	echo "learn is flat over the second half of its training in every seed (each lost at most 5% of its held-out loss: the"
-	echo "median of its last 5 evaluations against that of the 5 up to the middle step) at its horizon (the steps the claim"
+	echo "median of its last evaluations, up to 5, against that of as many ending at the middle step) at its horizon (the steps the claim"
 	echo "gets: docs/claims.tsv), or one that should fail learns; **open** when a run that should learn is still falling in a"
 	echo "seed, or is flat before its horizon (the verdict gives the training time the claim's runs would still take, one after"
 	echo "another, at their measured speed); **not run** when a run does not exist yet. The pixel-MNIST claims compare the models' median"

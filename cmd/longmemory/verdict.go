@@ -49,9 +49,9 @@ const (
 )
 
 // secondHalfDrop returns the share of its held-out loss a replica lost over the second half of
-// its training, (a − b)/a: a is the median of the (up to) flatWindow evaluations that end at
-// the middle step, b that of the last ones, as many as follow the middle (up to flatWindow). A
-// median, because one evaluation (a batch of 100 held-out sequences) is noisy: a single spike
+// its training, (a − b)/a: b is the median of the last k evaluations and a that of the k that
+// end at the middle step, k the evaluations after the middle, at most flatWindow. A median,
+// because one evaluation (a batch of 100 held-out sequences) is noisy: a single spike
 // at the middle would otherwise read as a fall.
 func secondHalfDrop(steps, loss []float64) float64 {
 	mid := 0 // the last evaluation at or before the middle step
@@ -75,8 +75,9 @@ const notScored = "no held-out loss yet"
 // its training (secondHalfDrop), else "flat" (every replica flat: issue #12's evidence that a
 // longer run would not learn); notScored if no replica has a held-out loss yet. A replica whose
 // log ends in a divergence (held-out loss +Inf: train.Record) counts with a final loss of
-// +Inf and is done: its steps do not hold the run short of its horizon. A replica with no
-// held-out loss yet is left out (named).
+// +Inf and is done: its steps do not hold the run short of its horizon (a run all of whose
+// replicas diverged is "flat"). A replica with no held-out loss yet is left out of the loss
+// (named), and its steps hold the run short of its horizon.
 //
 // With budget > 0 (seconds of training) every replica's log is first cut after the steps
 // that budget buys at the run's speed (the median over its replicas of runs.StepSeconds, its
@@ -123,11 +124,16 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 		}
 	}
 	var drops []float64
-	lastDiverged := 0
+	lastDiverged, unscoredSteps := 0, math.MaxInt
 	for _, r := range reps {
 		steps, loss := runs.LossCurve(r.log, false)
 		if len(loss) == 0 {
 			g.unscored = append(g.unscored, r.name)
+			logged := 0
+			if n := len(r.log); n > 0 {
+				logged = r.log[n-1].Step
+			}
+			unscoredSteps = min(unscoredSteps, logged)
 			continue
 		}
 		g.seeds++
@@ -160,6 +166,7 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 	if g.steps == math.MaxInt { // every replica diverged
 		g.steps = lastDiverged
 	}
+	g.steps = min(g.steps, unscoredSteps) // a replica not scored yet holds the run short of its horizon
 	g.median, g.lo, g.hi = runs.Median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
 	switch {
 	case g.median < threshold(g.baseline):
@@ -177,6 +184,31 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 	return g, nil
 }
 
+// trainingTime adds the hours the runs of a claim still need (hoursTo), counting apart the
+// runs whose logs are too short to time.
+type trainingTime struct {
+	hours   float64
+	untimed int
+}
+
+func (t *trainingTime) add(h float64) {
+	if math.IsNaN(h) {
+		t.untimed++
+	} else {
+		t.hours += h
+	}
+}
+
+func (t trainingTime) String() string {
+	switch {
+	case t.untimed == 0:
+		return hours(t.hours) + " more of training here"
+	case t.hours == 0:
+		return "a time not measured yet (too few steps logged to time it)"
+	}
+	return fmt.Sprintf("%s more of training here, and a time not measured yet for %d run(s) with too few steps logged to time", hours(t.hours), t.untimed)
+}
+
 // oneAfterAnother says how an open verdict's hours are counted: the training time every run of
 // the claim short of its horizon still needs, added (the run scripts train one run at a time),
 // each at its measured speed with its replicas at once.
@@ -184,7 +216,7 @@ const oneAfterAnother = "the claim's runs one after another, each with its repli
 
 // hoursTo returns the training time, in hours, g needs from its steps to horizon at its
 // measured speed (its replicas at once); 0 when it is there, NaN when its log is too short to
-// time (hours says so).
+// time (trainingTime counts those apart).
 func (g groupResult) hoursTo(horizon int) float64 {
 	if horizon <= g.steps {
 		return 0
@@ -211,7 +243,7 @@ func (g groupResult) statusText() string {
 // describe says what g is made of, for the runs column.
 func (g groupResult) describe() string {
 	if g.status == notScored {
-		return fmt.Sprintf("%s: %d seeds, none with a held-out loss yet (%d steps logged)", g.name, len(g.unscored), g.steps)
+		return fmt.Sprintf("%s: %d seed(s), none with a held-out loss yet (%d steps logged)", g.name, len(g.unscored), g.steps)
 	}
 	text := fmt.Sprintf("%s: %d seeds × %d steps, %.0f s of training for the slowest replica (%.0f s the replicas' times added)", g.name, g.seeds, g.steps, g.slowest, g.seconds)
 	if g.budgetSteps > 0 {
@@ -310,9 +342,10 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
-		var unfinished []string // runs that should not learn, short of their horizon
-		var toGo float64        // hours of training the claim's runs still need: each run short of its horizon, one after another
-		falling := 0
+		var unfinished []string               // runs that should not learn, short of their horizon
+		var toGo trainingTime                 // the training the claim's runs still need: each run short of its horizon, one after another
+		falling := 0                          // the steps of the learn-runs that have not learned yet (the most)
+		learnPending := false                 // a learn-run has not learned yet
 		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it, and at it still falling
 		for i, list := range cols[1:3] {
 			learn := i == 0
@@ -342,23 +375,31 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				} else {
 					results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.statusText(), g.baseline))
 				}
-				short := h > g.steps // stopped before its horizon: a flat curve decides nothing yet
+				// stopped before its horizon (a flat curve decides nothing yet), or no held-out loss yet
+				// (within the budget of seconds, if it has trained through it: that decides)
+				short := h > g.steps || (g.status == notScored && !(budget > 0 && g.budgetSteps > 0 && g.steps >= h))
 				switch {
 				case learn && g.status == "flat" && !short, !learn && g.status == "learns":
 					refuted, reproduced = true, false
 				case !learn && short:
 					reproduced = false // not learning yet decides nothing before its horizon
-					unfinished = append(unfinished, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, h))
-					toGo += g.hoursTo(h)
+					if h > g.steps {
+						unfinished = append(unfinished, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, h))
+						toGo.add(g.hoursTo(h))
+					} else { // no horizon: waits for its first held-out loss
+						unfinished = append(unfinished, fmt.Sprintf("%s (%s)", g.name, notScored))
+					}
 				case learn && g.status != "learns":
-					reproduced = false
+					reproduced, learnPending = false, true
 					falling = max(falling, g.steps)
-					toGo += g.hoursTo(h)
+					toGo.add(g.hoursTo(h))
 					switch {
 					case budget > 0 && g.budgetSteps == 0:
 						budgetShort = append(budgetShort, fmt.Sprintf("%s (%d steps, too few to measure its speed)", g.name, g.steps))
 					case budget > 0 && short:
 						budgetShort = append(budgetShort, fmt.Sprintf("%s (%d of the %d steps the budget buys at its speed)", g.name, g.steps, h))
+					case budget > 0 && g.status == notScored:
+						budgetSpent = append(budgetSpent, fmt.Sprintf("%s (%d steps at its speed, no held-out loss within them)", g.name, h))
 					case budget > 0:
 						budgetSpent = append(budgetSpent, fmt.Sprintf("%s (%d steps at its speed)", g.name, h))
 					}
@@ -367,14 +408,14 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
 		switch {
-		case falling == 0 && len(unfinished) > 0:
-			verdict = fmt.Sprintf("**open**: runs that should not learn have not reached their horizon: %s; %s more of training here (%s)", strings.Join(unfinished, ", "), hours(toGo), oneAfterAnother)
+		case !learnPending && len(unfinished) > 0:
+			verdict = fmt.Sprintf("**open**: runs that should not learn have not reached their horizon: %s; %s (%s)", strings.Join(unfinished, ", "), toGo, oneAfterAnother)
 		case len(budgetShort) > 0:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s more of training here (%s)", budget, strings.Join(budgetShort, ", "), hours(toGo), oneAfterAnother)
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s (%s)", budget, strings.Join(budgetShort, ", "), toGo, oneAfterAnother)
 		case len(budgetSpent) > 0:
 			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s: still falling when it is spent, %s", budget, strings.Join(budgetSpent, ", "))
 		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s more of training here (%s)", falling, horizon, hours(toGo), oneAfterAnother)
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s (%s)", falling, horizon, toGo, oneAfterAnother)
 		case horizon > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
 		}
@@ -409,7 +450,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 	var texts, res, missing []string
 	lowLearn, highFail := math.Inf(1), math.Inf(-1)
 	var short []string
-	var toGo float64
+	var toGo trainingTime
 	for i, list := range []string{learn, fail} {
 		for _, name := range strings.Split(list, ",") {
 			if name = strings.TrimSpace(name); name == "" {
@@ -427,8 +468,12 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			texts = append(texts, g.describe())
 			if g.status == notScored {
 				res = append(res, fmt.Sprintf("%s: %s (chance %.4f)", g.name, notScored, g.baseline))
-				short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
-				toGo += g.hoursTo(horizon)
+				if horizon > g.steps {
+					short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
+					toGo.add(g.hoursTo(horizon))
+				} else {
+					short = append(short, fmt.Sprintf("%s (%s)", g.name, notScored))
+				}
 				continue
 			}
 			acc := runs.Median(g.accs)
@@ -447,7 +492,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			res = append(res, fmt.Sprintf("%s **%.1f%%** [%.1f–%.1f%%] held-out accuracy (loss %.4f; chance %.4f%s)", g.name, 100*acc, 100*slices.Min(g.accs), 100*slices.Max(g.accs), g.median, g.baseline, diverged))
 			if horizon > g.steps {
 				short = append(short, fmt.Sprintf("%s (%d of %d steps)", g.name, g.steps, horizon))
-				toGo += g.hoursTo(horizon)
+				toGo.add(g.hoursTo(horizon))
 			}
 		}
 	}
@@ -456,11 +501,14 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 	case len(missing) > 0:
 		verdict = "**not run** yet (" + strings.Join(missing, ", ") + ")"
 	case len(short) > 0:
-		order := "behind"
-		if ahead {
-			order = "ahead"
+		order := "behind so far"
+		switch {
+		case math.IsInf(lowLearn, 1) || math.IsInf(highFail, -1):
+			order = "not comparable yet (a side has no held-out accuracy)"
+		case ahead:
+			order = "ahead so far"
 		}
-		verdict = fmt.Sprintf("**open**: the runs said to be more accurate are %s so far; short of the horizon: %s, %s more of training here (%s)", order, strings.Join(short, ", "), hours(toGo), oneAfterAnother)
+		verdict = fmt.Sprintf("**open**: the runs said to be more accurate are %s; short of the horizon: %s, %s (%s)", order, strings.Join(short, ", "), toGo, oneAfterAnother)
 	case ahead:
 		verdict = "**reproduced**"
 	default:
@@ -488,8 +536,6 @@ func parseHorizon(text string) (steps int, seconds float64, err error) {
 // hours writes a training time given in hours: in minutes below one hour.
 func hours(h float64) string {
 	switch {
-	case math.IsNaN(h):
-		return "a time not measured yet (a run short of its horizon has too few steps logged to time)"
 	case h < 1:
 		return fmt.Sprintf("%.0f min", 60*h)
 	}

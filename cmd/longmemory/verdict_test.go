@@ -191,8 +191,8 @@ func TestVerdictOutperforms(t *testing.T) {
 func TestVerdictFlatInAllSeeds(t *testing.T) {
 	runs := t.TempDir()
 	flat := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
-	falling := []float64{1, 1, 1, 1, 1, 0.95, 0.93, 0.91, 0.9, 0.88} // 12% lost over the second half
-	spike := []float64{1, 1, 1, 1, 1.4, 1, 1, 1, 1, 1}                // one noisy evaluation at the middle
+	falling := []float64{1, 1, 1, 1, 1, 0.95, 0.93, 0.91, 0.9, 0.88} // 9% lost over the second half (medians 1 and 0.91)
+	spike := []float64{1, 1, 1, 1, 1.4, 1, 1, 1, 1, 1}               // one noisy evaluation at the middle
 	for s, l := range [][]float64{flat, flat, falling} {
 		writeRun(t, filepath.Join(runs, "one-falls", fmt.Sprintf("seed-%d", s)), 2, l...)
 	}
@@ -226,18 +226,26 @@ func TestVerdictNotScored(t *testing.T) {
 	os.WriteFile(claims, []byte("S learns\tstarted\t\tsolved\t100\n"+
 		"U learns\tunscored\t\tbaseline\t3602\n"+
 		"A solves, S never\tsolver\tstarted\tsolved\t8\n"+
-		"S beats net\tstarted\tnet\toutperforms\t2\n"), 0o644)
+		"S beats net\tstarted\tnet\toutperforms\t2\n"+
+		"A solves, S never (no horizon)\tsolver\tstarted\tsolved\n"+
+		"S solves, U never\tstarted\tunscored\tsolved\t8\n"+
+		"U learns, S never\tunscored\tstarted\tbaseline\t3602\n"), 0o644)
 	verdictRows(t, runs, claims,
-		"| started: 2 seeds, none with a held-out loss yet (0 steps logged) | started: no held-out loss yet (baseline 1.0000) | **open**: a run that should learn has not yet after 0 steps; the horizon of 100 steps would take a time not measured yet",
-		"| unscored: 1 seeds, none with a held-out loss yet (2 steps logged) | unscored: no held-out loss yet (baseline 1.0000) | **open**: a run that should learn has not yet after 2 steps; the horizon of 3602 steps would take 1.0 h more",
+		"| started: 2 seed(s), none with a held-out loss yet (0 steps logged) | started: no held-out loss yet (baseline 1.0000) | **open**: a run that should learn has not yet after 0 steps; the horizon of 100 steps would take a time not measured yet",
+		"| unscored: 1 seed(s), none with a held-out loss yet (2 steps logged) | unscored: no held-out loss yet (baseline 1.0000) | **open**: a run that should learn has not yet after 2 steps; the horizon of 3602 steps would take 1.0 h more",
 		"| **open**: runs that should not learn have not reached their horizon: started (0 of 8 steps); a time not measured yet",
-		"started: no held-out loss yet (chance 1.0000); net **60.0%** [60.0–60.0%] held-out accuracy (loss 0.4000; chance 2.3000) | **open**: the runs said to be more accurate are",
+		"started: no held-out loss yet (chance 1.0000); net **60.0%** [60.0–60.0%] held-out accuracy (loss 0.4000; chance 2.3000) | **open**: the runs said to be more accurate are not comparable yet (a side has no held-out accuracy)",
+		"| **open**: runs that should not learn have not reached their horizon: started (no held-out loss yet); 0 min more of training here",
+		// The run that should learn, not scored yet, is named first, not only the other.
+		"| **open**: a run that should learn has not yet after 0 steps; the horizon of 8 steps would take 0 min more of training here, and a time not measured yet for 1 run(s)",
+		"| **open**: a run that should learn has not yet after 2 steps; the horizon of 3602 steps would take 1.0 h more of training here, and a time not measured yet for 1 run(s)",
 	)
 }
 
 // TestVerdictDiverged: a replica whose log ends in a divergence (held-out loss +Inf) counts
 // with that loss and does not hold its run short of the horizon; a replica not scored yet is
-// left out and named.
+// left out of the loss and named, and holds its run short of the horizon: until every seed is
+// scored, the claim waits (here seeds 4 and 5 might yet learn).
 func TestVerdictDiverged(t *testing.T) {
 	runs := t.TempDir()
 	for s := range 3 {
@@ -254,14 +262,20 @@ func TestVerdictDiverged(t *testing.T) {
 		t.Fatalf("verdict: exit %d\n%s", code, out)
 	}
 	for _, want := range []string{
-		"irnn: 4 seeds × 4 steps",
+		"irnn: 4 seeds × 0 steps",
 		"not yet scored, left out: seed-4, seed-5",
 		"irnn **1.0000** [1.0000–+Inf] (flat; 1 of 4 diverged; baseline 1.0000)",
-		"| **reproduced** |",
+		"| **open**: runs that should not learn have not reached their horizon: irnn (0 of 4 steps); 0 min more of training here",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verdict:\n%s\nwant it to contain %q", out, want)
 		}
+	}
+	// Once they are scored and flat at the horizon, the IRNN has not learned: reproduced.
+	writeRun(t, filepath.Join(runs, "irnn", "seed-4"), 1, 1.1, 1.0, 1.0, 1.0)
+	writeRun(t, filepath.Join(runs, "irnn", "seed-5"), 1, 1.1, 1.0, 1.0, 1.0)
+	if _, out := cli("verdict", "-runs", runs, claims); !strings.Contains(out, "irnn: 6 seeds × 4 steps") || !strings.Contains(out, "| **reproduced** |") {
+		t.Errorf("verdict with every seed scored:\n%s", out)
 	}
 }
 

@@ -94,8 +94,9 @@ func AddBaseline(c *plots.Chart, baseline float64) {
 // as the median over its replicas with the min–max band, named "<model> <hidden>" (with
 // "pool" for an LT-RNN with l2 pooling; by their directories when two would share a name,
 // keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed. The
-// title is the first run's task. A run none of whose replicas has a log yet (just started,
-// or started again by train -restart) is left out; an error if that leaves nothing to draw.
+// title is the first run's task. A replica with no log yet (or, for the held-out loss, no
+// evaluation yet) is left out, and so is a run none of whose replicas has one (just started,
+// or started again by train -restart); an error if that leaves nothing to draw.
 func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400}
 	baseline := nan
@@ -110,6 +111,9 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 			}
 			if err != nil {
 				return chart, err
+			}
+			if _, heldOut := LossCurve(log, false); !trainLoss && len(heldOut) == 0 && len(Replicas(dir)) > 0 {
+				continue // a replica not evaluated yet: nothing to draw yet
 			}
 			meta, logs = m, append(logs, log)
 		}
@@ -176,8 +180,8 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 // directory gives one row: steps of the shortest replica, wall time of the slowest, the
 // median over its replicas with the range in brackets (a replica that diverged counts with
 // its final loss +Inf, and its steps are not the run's); a replica just starting, with no log
-// yet, is left out of the row and of its count of seeds, and a run none of whose replicas
-// has one gets a row that says so.
+// or no held-out loss yet, is left out of the row and of its count of seeds, and a run none
+// of whose replicas has one gets a row that says so.
 func Summary(w io.Writer, dirs ...string) error {
 	fmt.Fprintln(w, "| run | model | task | steps | wall time | final held-out loss | best | final accuracy | baseline |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
@@ -197,8 +201,11 @@ func Summary(w io.Writer, dirs ...string) error {
 			if len(log) == 0 {
 				return fmt.Errorf("%s: the log is empty", rep)
 			}
-			meta = m
 			final, best, acc := HeldOut(log)
+			if math.IsNaN(final) && len(reps) > 0 {
+				continue // a replica not evaluated yet: not in the table yet
+			}
+			meta = m
 			last := log[len(log)-1]
 			secs = max(secs, last.Seconds)
 			if !math.IsInf(final, 1) { // a replica that diverged (train.Record) is done, whatever its steps
@@ -207,9 +214,6 @@ func Summary(w io.Writer, dirs ...string) error {
 			finals, bests, accs = append(finals, final), append(bests, best), append(accs, acc)
 		}
 		if len(finals) == 0 { // every replica just starting (or started again: train -restart)
-			if len(reps) == 0 {
-				return fmt.Errorf("%s: no log yet", dir)
-			}
 			model, task, baseline := "–", "–", "–"
 			for _, rep := range reps {
 				if m, err := ReadMeta(rep); err == nil {
@@ -217,7 +221,7 @@ func Summary(w io.Writer, dirs ...string) error {
 					break
 				}
 			}
-			fmt.Fprintf(w, "| %s (%d seeds, no log yet) | %s | %s | 0 | 0 s | – | – | – | %s |\n", filepath.Base(dir), len(reps), model, task, baseline)
+			fmt.Fprintf(w, "| %s (%d seeds, no held-out loss yet) | %s | %s | 0 | 0 s | – | – | – | %s |\n", filepath.Base(dir), len(reps), model, task, baseline)
 			continue
 		}
 		if steps == math.MaxInt { // every replica diverged

@@ -301,12 +301,28 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 		os.MkdirAll(rep, 0o755)
 		os.WriteFile(filepath.Join(rep, MetaFile), []byte(`{"Preset": {"Model": {"Kind": "lt-ornn", "Hidden": 8}}, "Task": "Copy(T=9)", "Baseline": 0.25}`), 0o644)
 	}
+	// and a replica trained but not evaluated yet is left out of its run's row like one starting.
+	unscored := filepath.Join(dir, "seed-2")
+	os.MkdirAll(unscored, 0o755)
+	os.WriteFile(filepath.Join(unscored, MetaFile), []byte(`{"Preset": {"Model": {"Kind": "tanh", "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`), 0o644)
+	if err := WriteLog(filepath.Join(unscored, LogFile), []train.Record{{Step: 1, Loss: 0.4, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Penalty: math.NaN()}}); err != nil {
+		t.Fatal(err)
+	}
 	table.Reset()
-	if err := Summary(&table, dir, again); err != nil || !strings.Contains(table.String(), "| again (2 seeds, no log yet) | lt-ornn 8 | Copy(T=9) | 0 | 0 s | – | – | – | 0.2500 |") {
+	if err := Summary(&table, dir, again); err != nil || !strings.Contains(table.String(), "(1 seeds) | tanh 4 | Adding(T=5) | 1 | 0 s | 0.5000 [0.5000–0.5000] |") ||
+		!strings.Contains(table.String(), "| again (2 seeds, no held-out loss yet) | lt-ornn 8 | Copy(T=9) | 0 | 0 s | – | – | – | 0.2500 |") {
 		t.Errorf("Summary of a run with no log yet: %v\n%s", err, table.String())
 	}
 	if c, err := Chart([]string{again, dir}, false); err != nil || len(c.Series) != 2 || c.Series[0].Name != "tanh 4" || c.Title != "Adding(T=5)" {
 		t.Errorf("Chart with a run with no log yet: %v, %+v", err, c.Series)
+	}
+	// Left out, it does not shift the names of the runs after it: two runs of the same model
+	// are told apart by their own directories.
+	other := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-lr1e-3")
+	os.CopyFS(other, os.DirFS(dir))
+	if c, err := Chart([]string{again, dir, other}, false); err != nil || len(c.Series) != 3 ||
+		!strings.HasPrefix(c.Series[0].Name, filepath.Base(dir)) || !strings.HasPrefix(c.Series[1].Name, filepath.Base(other)) {
+		t.Errorf("Chart names after a run left out: %v, %+v", err, c.Series)
 	}
 	if _, err := Chart([]string{again}, false); err == nil || !strings.Contains(err.Error(), "no replica has a log yet") {
 		t.Errorf("Chart of a run with no log yet alone: %v, want an error", err)
