@@ -308,13 +308,16 @@ func TestVerdictSecondsBudget(t *testing.T) {
 	}
 	timed(filepath.Join(runs, "short"), 300, -1, 1, 0.5) // 2 steps so far, 5 min a step
 	timed(filepath.Join(runs, "one"), 1, -1, 1)          // one record: no speed yet
+	// Evaluated only at step 8: a budget of 6 s (6 steps) is spent with no held-out loss in it.
+	timed(filepath.Join(runs, "late"), 1, -1, math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), 0.01)
 	claims := filepath.Join(t.TempDir(), "claims.tsv")
 	os.WriteFile(claims, []byte("fast within 6 s\tfast\t\tsolved\t6s\n"+
 		"slow within 6 s\tslow\t\tsolved\t6s\n"+
 		"short within 3000 s\tshort\t\tsolved\t3000s\n"+
 		"slow within 12 s\tslow\t\tsolved\t12s\n"+
 		"fast and short within 6 s\tfast,short\t\tsolved\t6s\n"+
-		"one within 6 s\tone\t\tsolved\t6s\n"), 0o644)
+		"one within 6 s\tone\t\tsolved\t6s\n"+
+		"late within 6 s\tlate\t\tsolved\t6s\n"), 0o644)
 	verdictRows(t, runs, claims,
 		"the budget buys 6 steps at 1.00 s a step, timed on a machine not recorded | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
 		"slow: 1 seeds × 2 steps, 6 s of training for the slowest replica (6 s the replicas' times added); the budget buys 2 steps at 3.00 s a step, timed on machine A and machine B | slow **0.5000** [0.5000–0.5000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 6 s: still falling when it is spent, slow (2 steps at its speed) |",
@@ -324,6 +327,7 @@ func TestVerdictSecondsBudget(t *testing.T) {
 		// one step 6 s buy at 5 min a step (at least one), flat there: not reproduced.
 		"the budget buys 1 steps at 300.00 s a step, timed on a machine not recorded | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000); short **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths |",
 		"| **open**: a run that should learn has not yet, short of the budget of 6 s: one (1 steps, too few to measure its speed)",
+		"| **not reproduced** within the budget of 6 s: still falling when it is spent, late (6 steps at its speed, no held-out loss within them) |",
 	)
 	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5", "15OOs", "12xs"} {
 		os.WriteFile(claims, []byte("C\tfast\t\tsolved\t"+h+"\n"), 0o644)
