@@ -33,7 +33,7 @@ type groupResult struct {
 	finals         []float64 // last held-out loss of each replica
 	baseline       float64
 	status         string // "learns", "still falling", "flat" or notScored
-	falling        int    // with status "still falling": the replicas still falling
+	falling        int    // the replicas still falling (lost more than flatDrop over the second half)
 	median, lo, hi float64
 	accs           []float64 // last held-out accuracy of each replica (NaN for regression)
 	diverged       int       // replicas whose log ends in a divergence (final loss +Inf)
@@ -168,16 +168,16 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 	}
 	g.steps = min(g.steps, unscoredSteps) // a replica not scored yet holds the run short of its horizon
 	g.median, g.lo, g.hi = runs.Median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
+	for _, d := range drops {
+		if d > flatDrop {
+			g.falling++
+		}
+	}
 	switch {
 	case g.median < threshold(g.baseline):
 		g.status = "learns"
-	case slices.ContainsFunc(drops, func(d float64) bool { return d > flatDrop }):
+	case g.falling > 0:
 		g.status = "still falling"
-		for _, d := range drops {
-			if d > flatDrop {
-				g.falling++
-			}
-		}
 	default:
 		g.status = "flat"
 	}
@@ -535,8 +535,7 @@ func parseHorizon(text string) (steps int, seconds float64, err error) {
 
 // hours writes a training time given in hours: in minutes below one hour.
 func hours(h float64) string {
-	switch {
-	case h < 1:
+	if h < 1 {
 		return fmt.Sprintf("%.0f min", 60*h)
 	}
 	return fmt.Sprintf("%.1f h", h)
