@@ -31,6 +31,9 @@ type groupResult struct {
 	stepSeconds    float64   // the run's time per step: the median over its replicas of runs.StepSeconds (pauses left out), its replicas at once
 	budgetSteps    int       // with a budget of seconds: the steps it buys at stepSeconds, where the logs were cut
 	finals         []float64 // last held-out loss of each replica
+	reached        int       // replicas whose held-out loss went below the threshold at some evaluation
+	bestMedian     float64   // the median over the replicas of their best held-out loss
+	bestBelow      bool      // bestMedian is below the threshold: the median replica got there once
 	baseline       float64
 	status         string // "learns", "still falling", "flat" or notScored
 	falling        int    // the replicas still falling (lost more than flatDrop over the second half)
@@ -83,7 +86,7 @@ const notScored = "no held-out loss yet"
 // that budget buys at the run's speed (the median over its replicas of runs.StepSeconds, its
 // replicas trained at once; the median, as a replica that diverged early logs a few steps
 // of another pace), so that runs of different models compare at equal training time.
-func readGroup(dir string, threshold func(baseline float64) float64, budget float64) (groupResult, error) {
+func readGroup(dir string, threshold func(task string, baseline float64) float64, budget float64) (groupResult, error) {
 	g := groupResult{name: filepath.Base(dir), steps: math.MaxInt}
 	type replica struct {
 		name string
@@ -123,9 +126,11 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 			reps[i].log = r.log[:n]
 		}
 	}
-	var drops []float64
+	var drops, bests []float64
 	lastDiverged, unscoredSteps := 0, math.MaxInt
+	task := "" // experiments.Task.Kind
 	for _, r := range reps {
+		task = cmp.Or(task, r.meta.Preset.Task.Kind)
 		steps, loss := runs.LossCurve(r.log, false)
 		if len(loss) == 0 {
 			g.unscored = append(g.unscored, r.name)
@@ -141,8 +146,8 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 		last := r.log[len(r.log)-1]
 		g.seconds, g.slowest = g.seconds+last.Seconds, max(g.slowest, last.Seconds)
 		final := loss[len(loss)-1]
-		_, _, acc := runs.HeldOut(r.log)
-		g.finals, g.accs = append(g.finals, final), append(g.accs, acc)
+		_, best, acc := runs.HeldOut(r.log)
+		g.finals, g.accs, bests = append(g.finals, final), append(g.accs, acc), append(bests, best)
 		if math.IsInf(final, 1) {
 			g.accs[len(g.accs)-1] = 0 // a classifier that diverged gets nothing right
 			g.diverged++
@@ -168,13 +173,20 @@ func readGroup(dir string, threshold func(baseline float64) float64, budget floa
 	}
 	g.steps = min(g.steps, unscoredSteps) // a replica not scored yet holds the run short of its horizon
 	g.median, g.lo, g.hi = runs.Median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
+	g.bestMedian = runs.Median(bests)
+	g.bestBelow = g.bestMedian < threshold(task, g.baseline)
+	for _, b := range bests {
+		if b < threshold(task, g.baseline) {
+			g.reached++
+		}
+	}
 	for _, d := range drops {
 		if d > flatDrop {
 			g.falling++
 		}
 	}
 	switch {
-	case g.median < threshold(g.baseline):
+	case g.median < threshold(task, g.baseline):
 		g.status = "learns"
 	case g.falling > 0:
 		g.status = "still falling"
@@ -265,7 +277,7 @@ func (g groupResult) describe() string {
 //
 // statement is the paper's claim, quoted; learn-dirs and fail-dirs are comma-separated run
 // directories (relative to -runs) of the models the paper says learn and do not; criterion
-// is "baseline" (learning means ending below the baseline) or "solved" (below a tenth of it);
+// is "baseline" (learning means ending below the baseline) or "solved" (below runs.SolvedLoss);
 // horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them),
 // or a budget of seconds of training written with an s ("1500s"): each run is then judged at the steps that budget buys at
 // its own speed (readGroup), and a run that should learn and has not when the budget is spent does not reproduce the claim.
@@ -273,7 +285,9 @@ func (g groupResult) describe() string {
 // an open claim's hours add those of all its runs short of their horizons, which the run scripts train one after another.
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (every replica lost at most 5% of its loss over the second half of
-// training, readGroup) at its horizon or a fail-run learns; open otherwise (a learn-run still falling,
+// training, readGroup) at its horizon or a fail-run learns (under "solved", also a fail-run whose
+// median seed solved the task at some evaluation: its best held-out loss, as the papers say such
+// a model never finds the solution, or only after a very long time); open otherwise (a learn-run still falling,
 // or flat before its horizon: the verdict gives the steps to the horizon and the hours they
 // take at the runs' measured speed; or a fail-run that has not learned but is short of its
 // horizon); not run when a run directory does not exist yet. Criterion "outperforms" compares
@@ -282,7 +296,7 @@ func (g groupResult) describe() string {
 func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runs := fs.String("runs", "docs/runs", "directory holding the run directories the claims file names")
+	runsDir := fs.String("runs", "docs/runs", "directory holding the run directories the claims file names")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -325,7 +339,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			if budget > 0 {
 				return fmt.Errorf("verdict: %s:%d: horizon %q: criterion outperforms takes a number of steps", fs.Arg(0), line, cols[4])
 			}
-			runsText, results, verdict, err := outperforms(*runs, cols[1], cols[2], horizon)
+			runsText, results, verdict, err := outperforms(*runsDir, cols[1], cols[2], horizon)
 			if err != nil {
 				return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 			}
@@ -333,17 +347,22 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			count(verdict)
 			continue
 		}
-		threshold := map[string]func(float64) float64{
-			"baseline": func(b float64) float64 { return (1 - verdictTolerance) * b },
-			"solved":   func(b float64) float64 { return 0.1 * b },
+		threshold := map[string]func(string, float64) float64{
+			"baseline": func(_ string, b float64) float64 { return (1 - verdictTolerance) * b },
+			"solved":   runs.SolvedLoss,
 		}[cols[3]]
 		if threshold == nil {
 			return fmt.Errorf("verdict: %s:%d: criterion %q, want baseline, solved or outperforms", fs.Arg(0), line, cols[3])
 		}
+		// foundIt: under "solved", a run the paper says never finds the solution (or only after a
+		// very long time) refutes the claim once its median seed has solved the task at some
+		// evaluation, whatever it ends at: its best held-out loss, not its last.
+		foundIt := func(g groupResult) bool { return cols[3] == "solved" && g.bestBelow }
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
 		var unfinished []string               // runs that should not learn, short of their horizon
 		var toGo trainingTime                 // the training the claim's runs still need: each run short of its horizon, one after another
+		var again trainingTime                // learn-runs still falling at their horizon: as many steps again, one after another
 		falling := 0                          // the steps of the learn-runs that have not learned yet (the most)
 		learnPending := false                 // a learn-run has not learned yet
 		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it, and at it still falling
@@ -353,7 +372,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				if name = strings.TrimSpace(name); name == "" {
 					continue
 				}
-				dir := filepath.Join(*runs, name)
+				dir := filepath.Join(*runsDir, name)
 				if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 					missing = append(missing, name)
 					continue
@@ -373,13 +392,17 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				if g.status == notScored {
 					results = append(results, fmt.Sprintf("%s: %s (baseline %.4f)", g.name, notScored, g.baseline))
 				} else {
-					results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, g.statusText(), g.baseline))
+					status := g.statusText()
+					if foundIt(g) && g.status != "learns" {
+						status += fmt.Sprintf("; solved it at an evaluation in %d of %d seeds, median best %.4f", g.reached, g.seeds, g.bestMedian)
+					}
+					results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, status, g.baseline))
 				}
 				// stopped before its horizon (a flat curve decides nothing yet), or no held-out loss yet
 				// (within the budget of seconds, if it has trained through it: that decides)
 				short := h > g.steps || (g.status == notScored && !(budget > 0 && g.budgetSteps > 0 && g.steps >= h))
 				switch {
-				case learn && g.status == "flat" && !short, !learn && g.status == "learns":
+				case learn && g.status == "flat" && !short, !learn && (g.status == "learns" || foundIt(g)):
 					refuted, reproduced = true, false
 				case !learn && short:
 					reproduced = false // not learning yet decides nothing before its horizon
@@ -392,7 +415,11 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				case learn && g.status != "learns":
 					reproduced, learnPending = false, true
 					falling = max(falling, g.steps)
-					toGo.add(g.hoursTo(h))
+					if short {
+						toGo.add(g.hoursTo(h))
+					} else { // still falling at its horizon: the next stretch as long as the horizon
+						again.add(g.hoursTo(g.steps + h))
+					}
 					switch {
 					case budget > 0 && g.budgetSteps == 0:
 						budgetShort = append(budgetShort, fmt.Sprintf("%s (%d steps, too few to measure its speed)", g.name, g.steps))
@@ -417,7 +444,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		case horizon > falling:
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s (%s)", falling, horizon, toGo, oneAfterAnother)
 		case horizon > 0:
-			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide", falling, horizon)
+			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide: another %d steps would take %s (%s)", falling, horizon, horizon, again, oneAfterAnother)
 		}
 		switch {
 		case len(missing) > 0:
@@ -461,7 +488,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 				missing = append(missing, name)
 				continue
 			}
-			g, err := readGroup(dir, func(b float64) float64 { return b }, 0)
+			g, err := readGroup(dir, func(_ string, b float64) float64 { return b }, 0)
 			if err != nil {
 				return "", "", "", err
 			}

@@ -123,6 +123,14 @@ func TestVerdict(t *testing.T) {
 	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "would take 4.0 h more of training here (the claim's runs one after another") {
 		t.Errorf("hours to the horizon of a learn-run and a fail-run: %q, want 4.0 h", out)
 	}
+	// Still falling at its horizon: the verdict says what as many steps again would take (1 s a
+	// step: another 7200 steps, 2 h), the hours #12 asks of an open claim.
+	writeRun(t, filepath.Join(runs, "slow"), 1)
+	writeLog(t, filepath.Join(runs, "slow"), "1800,1,1,3,NaN,1800", "3600,1,1,2,NaN,3600", "5400,1,1,1.6,NaN,5400", "7200,1,1,1.2,NaN,7200")
+	os.WriteFile(long, []byte("C learns\tslow\t\tbaseline\t7200\n"), 0o644)
+	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "still falling after 7200 steps, its horizon of 7200; longer runs decide: another 7200 steps would take 2.0 h more of training here") {
+		t.Errorf("hours for as many steps again, still falling at the horizon: %q, want 2.0 h", out)
+	}
 	os.WriteFile(long, []byte("A solves, B never\tsolver\tflat\tsolved\t7204\n"), 0o644)
 	if _, out := cli("verdict", "-runs", runs, long); !strings.Contains(out, "flat (4 of 7204 steps); 2.0 h more of training here") {
 		t.Errorf("hours to the horizon of a fail-run: %q, want 2.0 h", out)
@@ -339,4 +347,33 @@ func TestVerdictSecondsBudget(t *testing.T) {
 	if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "criterion outperforms takes a number of steps") {
 		t.Errorf("outperforms with a budget of seconds: exit %d, %q", code, out)
 	}
+}
+
+// TestVerdictSolvedAdding: on the adding problem "solved" is a held-out MSE below 0.01 (issue
+// #12), not a tenth of the baseline (0.0167): a run at 0.012 has learned but not solved it. A
+// run the claim says never solves the task refutes it once it has (its best held-out loss).
+func TestVerdictSolvedAdding(t *testing.T) {
+	runs := t.TempDir()
+	for name, losses := range map[string][]float64{
+		"near":   {0.2, 0.012, 0.012, 0.012, 0.012, 0.012, 0.012},
+		"solver": {0.2, 0.009, 0.009, 0.009, 0.009, 0.009, 0.009},
+		"once":   {0.2, 0.005, 0.012, 0.012, 0.012, 0.012, 0.012}, // solved it once, ends above
+	} {
+		dir := filepath.Join(runs, name)
+		writeRun(t, dir, 1/6.0, losses...)
+		meta := `{"Preset": {"Name": "p", "Model": {"Kind": "tanh", "Hidden": 4}, "Task": {"Kind": "adding", "T": 5}}, "Task": "Adding(T=5)", "Baseline": 0.16666666666666666}`
+		if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	os.WriteFile(claims, []byte("solves\tsolver\t\tsolved\t7\nsolves too\tnear\t\tsolved\t7\nB never\tsolver\tnear\tsolved\t7\nbelow the baseline\tnear\t\tbaseline\t7\nB never finds it\tsolver\tonce\tsolved\t7\n"), 0o644)
+	verdictRows(t, runs, claims,
+		"solver **0.0090** [0.0090–0.0090] (learns; baseline 0.1667) | **reproduced**",
+		"near **0.0120** [0.0120–0.0120] (flat; baseline 0.1667) | **not reproduced**",
+		"| **reproduced**",
+		"near **0.0120** [0.0120–0.0120] (learns; baseline 0.1667) | **reproduced**",
+		// A run said never to solve it that did at an evaluation refutes the claim, whatever it ends at.
+		"once **0.0120** [0.0120–0.0120] (flat; solved it at an evaluation in 1 of 1 seeds, median best 0.0050; baseline 0.1667) | **not reproduced**",
+	)
 }

@@ -44,6 +44,16 @@ func HeldOut(log []train.Record) (final, best, acc float64) {
 	return final, best, acc
 }
 
+// SolvedLoss is the held-out loss below which a run has solved its task (experiments.Task.Kind),
+// as issue #12 defines it: a mean squared error of 0.01 on the adding problem, a tenth of the
+// memoryless baseline on the others (copy's cross-entropy).
+func SolvedLoss(task string, baseline float64) float64 {
+	if task == "adding" {
+		return 0.01
+	}
+	return 0.1 * baseline
+}
+
 // Median returns the median of the non-NaN values of v (NaN if there are none).
 func Median(v []float64) float64 {
 	s := slices.DeleteFunc(slices.Clone(v), math.IsNaN)
