@@ -31,9 +31,10 @@ type groupResult struct {
 	stepSeconds    float64   // the run's time per step: the median over its replicas of runs.StepSeconds (pauses left out), its replicas at once
 	budgetSteps    int       // with a budget of seconds: the steps it buys at stepSeconds, where the logs were cut
 	finals         []float64 // last held-out loss of each replica
-	reached        int       // replicas whose held-out loss went below the threshold at some evaluation
-	bestMedian     float64   // the median over the replicas of their best held-out loss
-	bestBelow      bool      // bestMedian is below the threshold: the median replica got there once
+	task           string    // experiments.Task.Kind, from the replicas' run.json
+	reached        int       // replicas whose steadyBest is below the threshold
+	bestMedian     float64   // the median over the replicas of their steadyBest (+Inf for one not scored yet)
+	bestBelow      bool      // bestMedian is below the threshold
 	baseline       float64
 	status         string // "learns", "still falling", "flat" or notScored
 	falling        int    // the replicas still falling (lost more than flatDrop over the second half)
@@ -66,6 +67,18 @@ func secondHalfDrop(steps, loss []float64) float64 {
 	k := max(1, min(flatWindow, len(loss)-1-mid))
 	a, b := runs.Median(loss[max(0, mid+1-k):mid+1]), runs.Median(loss[len(loss)-k:])
 	return (a - b) / a
+}
+
+// steadyBest returns the lowest median of flatWindow consecutive evaluations of a held-out
+// loss curve (of all of them when there are fewer): the best loss a replica held, not one
+// evaluation's dip (one batch of 100 held-out sequences is noisy).
+func steadyBest(loss []float64) float64 {
+	k := min(flatWindow, len(loss))
+	best := math.Inf(1)
+	for i := k; i <= len(loss); i++ {
+		best = math.Min(best, runs.Median(loss[i-k:i]))
+	}
+	return best
 }
 
 // notScored is the status of a run none of whose replicas has a held-out loss yet (its
@@ -128,9 +141,8 @@ func readGroup(dir string, threshold func(task string, baseline float64) float64
 	}
 	var drops, bests []float64
 	lastDiverged, unscoredSteps := 0, math.MaxInt
-	task := "" // experiments.Task.Kind
 	for _, r := range reps {
-		task = cmp.Or(task, r.meta.Preset.Task.Kind)
+		g.task = cmp.Or(g.task, r.meta.Preset.Task.Kind)
 		steps, loss := runs.LossCurve(r.log, false)
 		if len(loss) == 0 {
 			g.unscored = append(g.unscored, r.name)
@@ -146,8 +158,8 @@ func readGroup(dir string, threshold func(task string, baseline float64) float64
 		last := r.log[len(r.log)-1]
 		g.seconds, g.slowest = g.seconds+last.Seconds, max(g.slowest, last.Seconds)
 		final := loss[len(loss)-1]
-		_, best, acc := runs.HeldOut(r.log)
-		g.finals, g.accs, bests = append(g.finals, final), append(g.accs, acc), append(bests, best)
+		_, _, acc := runs.HeldOut(r.log)
+		g.finals, g.accs, bests = append(g.finals, final), append(g.accs, acc), append(bests, steadyBest(loss))
 		if math.IsInf(final, 1) {
 			g.accs[len(g.accs)-1] = 0 // a classifier that diverged gets nothing right
 			g.diverged++
@@ -173,10 +185,13 @@ func readGroup(dir string, threshold func(task string, baseline float64) float64
 	}
 	g.steps = min(g.steps, unscoredSteps) // a replica not scored yet holds the run short of its horizon
 	g.median, g.lo, g.hi = runs.Median(g.finals), slices.Min(g.finals), slices.Max(g.finals)
+	for range g.unscored { // not scored yet: not below anything yet
+		bests = append(bests, math.Inf(1))
+	}
 	g.bestMedian = runs.Median(bests)
-	g.bestBelow = g.bestMedian < threshold(task, g.baseline)
+	g.bestBelow = g.bestMedian < threshold(g.task, g.baseline)
 	for _, b := range bests {
-		if b < threshold(task, g.baseline) {
+		if b < threshold(g.task, g.baseline) {
 			g.reached++
 		}
 	}
@@ -186,7 +201,7 @@ func readGroup(dir string, threshold func(task string, baseline float64) float64
 		}
 	}
 	switch {
-	case g.median < threshold(task, g.baseline):
+	case g.median < threshold(g.task, g.baseline):
 		g.status = "learns"
 	case g.falling > 0:
 		g.status = "still falling"
@@ -282,14 +297,16 @@ func (g groupResult) describe() string {
 // or a budget of seconds of training written with an s ("1500s"): each run is then judged at the steps that budget buys at
 // its own speed (readGroup), and a run that should learn and has not when the budget is spent does not reproduce the claim.
 // The hours a run still needs are at its measured speed (the median of its replicas' runs.StepSeconds, its replicas at once);
-// an open claim's hours add those of all its runs short of their horizons, which the run scripts train one after another.
+// an open claim's hours add those of all its runs short of their horizons, which the run scripts train one after another;
+// when its learn-runs are all at their horizon and one is still falling, those of as many steps again for each of its runs.
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (every replica lost at most 5% of its loss over the second half of
-// training, readGroup) at its horizon or a fail-run learns (under "solved", also a fail-run whose
-// median seed solved the task at some evaluation: its best held-out loss, as the papers say such
-// a model never finds the solution, or only after a very long time); open otherwise (a learn-run still falling,
+// training, readGroup) at its horizon or a fail-run learns (under "solved", also a fail-run for
+// which the median over its seeds of the best loss each held over flatWindow evaluations running,
+// steadyBest, is below the solved loss, whatever it ends at: the claims of this kind say such a
+// model never finds the solution, or only after a very long time); open otherwise (a learn-run still falling,
 // or flat before its horizon: the verdict gives the steps to the horizon and the hours they
-// take at the runs' measured speed; or a fail-run that has not learned but is short of its
+// take at the runs' measured speed; or a fail-run that has not learned or solved it but is short of its
 // horizon); not run when a run directory does not exist yet. Criterion "outperforms" compares
 // classifiers instead (pixel MNIST): the claim is that every learn-run ends with a higher
 // median held-out accuracy than every fail-run (see outperforms).
@@ -354,16 +371,17 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		if threshold == nil {
 			return fmt.Errorf("verdict: %s:%d: criterion %q, want baseline, solved or outperforms", fs.Arg(0), line, cols[3])
 		}
-		// foundIt: under "solved", a run the paper says never finds the solution (or only after a
-		// very long time) refutes the claim once its median seed has solved the task at some
-		// evaluation, whatever it ends at: its best held-out loss, not its last.
+		// foundIt: under "solved", a run the claim says does not solve the task (never, or only after
+		// a very long time) refutes it once the median over its seeds of the best loss each held
+		// (steadyBest) is below the solved loss, whatever it ends at.
 		foundIt := func(g groupResult) bool { return cols[3] == "solved" && g.bestBelow }
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
 		var unfinished []string               // runs that should not learn, short of their horizon
 		var toGo trainingTime                 // the training the claim's runs still need: each run short of its horizon, one after another
-		var again trainingTime                // learn-runs still falling at their horizon: as many steps again, one after another
+		var again trainingTime                // the runs at their horizon, not decided: as many steps again, one after another
 		falling := 0                          // the steps of the learn-runs that have not learned yet (the most)
+		shortest := math.MaxInt               // the steps of the learn-runs short of their horizon, not learned yet (the fewest)
 		learnPending := false                 // a learn-run has not learned yet
 		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it, and at it still falling
 		for i, list := range cols[1:3] {
@@ -381,6 +399,9 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 				}
+				if cols[3] == "solved" && g.task == "" && g.status != notScored {
+					return fmt.Errorf("verdict: %s:%d: %s: its run.json names no task (Preset.Task.Kind), which criterion solved needs", fs.Arg(0), line, dir)
+				}
 				h := horizon // this run's horizon in steps: with a budget of seconds, the steps it buys at its speed
 				if budget > 0 {
 					h = g.budgetSteps
@@ -393,8 +414,9 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					results = append(results, fmt.Sprintf("%s: %s (baseline %.4f)", g.name, notScored, g.baseline))
 				} else {
 					status := g.statusText()
-					if foundIt(g) && g.status != "learns" {
-						status += fmt.Sprintf("; solved it at an evaluation in %d of %d seeds, median best %.4f", g.reached, g.seeds, g.bestMedian)
+					if !learn && foundIt(g) && g.status != "learns" {
+						status += fmt.Sprintf("; solved it for %d evaluations running in %d of %d seeds, their median best %.4f",
+							flatWindow, g.reached, g.seeds+len(g.unscored), g.bestMedian)
 					}
 					results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, status, g.baseline))
 				}
@@ -417,6 +439,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					falling = max(falling, g.steps)
 					if short {
 						toGo.add(g.hoursTo(h))
+						shortest = min(shortest, g.steps)
 					} else { // still falling at its horizon: the next stretch as long as the horizon
 						again.add(g.hoursTo(g.steps + h))
 					}
@@ -430,6 +453,8 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					case budget > 0:
 						budgetSpent = append(budgetSpent, fmt.Sprintf("%s (%d steps at its speed)", g.name, h))
 					}
+				case !learn: // at its horizon, not learned: trained on as long as the others (equal steps)
+					again.add(g.hoursTo(g.steps + h))
 				}
 			}
 		}
@@ -441,10 +466,11 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s (%s)", budget, strings.Join(budgetShort, ", "), toGo, oneAfterAnother)
 		case len(budgetSpent) > 0:
 			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s: still falling when it is spent, %s", budget, strings.Join(budgetSpent, ", "))
-		case horizon > falling:
-			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s (%s)", falling, horizon, toGo, oneAfterAnother)
+		case shortest < math.MaxInt:
+			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s (%s)", shortest, horizon, toGo, oneAfterAnother)
 		case horizon > 0:
-			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide: another %d steps would take %s (%s)", falling, horizon, horizon, again, oneAfterAnother)
+			again.hours, again.untimed = again.hours+toGo.hours, again.untimed+toGo.untimed // and the runs short of it, to it
+			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide: another %d steps of each run would take %s (%s)", falling, horizon, horizon, again, oneAfterAnother)
 		}
 		switch {
 		case len(missing) > 0:
