@@ -127,6 +127,7 @@ func adoptLegacy(p experiments.Preset, dir string) error {
 // Run is one finished (or resumed) training run.
 type Run struct {
 	Name     string
+	Task     string // its experiments.Task.Kind ("copy", "adding", …)
 	Baseline float64
 	Trainer  *train.Trainer
 	Dir      string // its run directory (RunDir): `longmemory plot` and `summary` read it
@@ -186,7 +187,7 @@ func Train(p experiments.Preset) (*Run, error) {
 	if err := d.WriteMeta(p, tr, b.Name()); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
-	run := &Run{Name: p.Model.String(), Baseline: task.Baseline(), Trainer: tr, Dir: dir}
+	run := &Run{Name: p.Model.String(), Task: p.Task.Kind, Baseline: task.Baseline(), Trainer: tr, Dir: dir}
 	id := "live_" + gonbui.UniqueId()
 	last, shown := time.Time{}, false
 	ctx, stop := signal.NotifyContext(context.Background(), train.StopSignals...)

@@ -44,10 +44,16 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("A above, B below: no %q in\n%s", want, against)
 		}
 	}
-	solve := Claim{Paper: "A solves it", Learn: []string{"A"}, Fail: []string{"B"}, Solved: 0.1}
+	solve := Claim{Paper: "A solves it", Learn: []string{"A"}, Fail: []string{"B"}, Solved: true}
 	if v := Verdict(solve, fakeRun("A", 0.3, 0.1), fakeRun("B", 0.3, 0.2)); !strings.Contains(v,
-		"A does not solve the task here (held-out loss 0.1, baseline 0.3), the paper says it solves the task (below 0.1 × baseline)") {
+		"A does not solve the task here (held-out loss 0.1, baseline 0.3), the paper says it solves the task (ends below 0.03)") {
 		t.Errorf("A below the baseline but not below a tenth of it:\n%s", v)
+	}
+	// On adding, solving is a held-out MSE below 0.01 (runs.SolvedLoss), not a tenth of the baseline.
+	adding := func(name string, loss float64) *Run { r := fakeRun(name, 1/6.0, loss); r.Task = "adding"; return r }
+	if v := Verdict(solve, adding("A", 0.012), adding("B", 0.2)); !strings.Contains(v,
+		"A does not solve the task here (held-out loss 0.012, baseline 0.1667), the paper says it solves the task (ends below 0.01)") {
+		t.Errorf("adding: A at 0.012, below a tenth of the baseline but above 0.01:\n%s", v)
 	}
 	if v := Verdict(solve, fakeRun("A", 0.3, 0.02), fakeRun("B", 0.3, 0.2)); !strings.Contains(v, "agree with the paper") {
 		t.Errorf("A solves, B only below the baseline:\n%s", v)
