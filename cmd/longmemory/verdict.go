@@ -309,7 +309,9 @@ func (g groupResult) describe() string {
 // take at the runs' measured speed; or a fail-run that has not learned or solved it but is short of its
 // horizon); not run when a run directory does not exist yet. Criterion "outperforms" compares
 // classifiers instead (pixel MNIST): the claim is that every learn-run ends with a higher
-// median held-out accuracy than every fail-run (see outperforms).
+// median held-out accuracy than every fail-run (see outperforms). Under the table: the tally of
+// the verdicts, and the open claims whose machine time (the training their runs have had, one
+// after another, and the training their verdict names) is at most maxClaimHours.
 func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -327,7 +329,8 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	defer f.Close()
 	fmt.Fprintln(stdout, "| claim | runs | result: median final held-out loss [min–max] over seeds | verdict |")
 	fmt.Fprintln(stdout, "|---|---|---|---|")
-	var tally [4]int // reproduced, not reproduced, open, not run: the verdicts' first words
+	var tally [4]int    // reproduced, not reproduced, open, not run: the verdicts' first words
+	var within []string // the open claims whose machine time (their runs' training had and still named) is at most maxClaimHours
 	count := func(verdict string) {
 		for i, kind := range []string{"**reproduced**", "**not reproduced**", "**open**", "**not run**"} {
 			if strings.HasPrefix(verdict, kind) {
@@ -356,9 +359,12 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			if budget > 0 {
 				return fmt.Errorf("verdict: %s:%d: horizon %q: criterion outperforms takes a number of steps", fs.Arg(0), line, cols[4])
 			}
-			runsText, results, verdict, err := outperforms(*runsDir, cols[1], cols[2], horizon)
+			runsText, results, verdict, cost, err := outperforms(*runsDir, cols[1], cols[2], horizon)
 			if err != nil {
 				return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
+			}
+			if strings.HasPrefix(verdict, "**open**") && cost.untimed == 0 && cost.hours <= maxClaimHours {
+				within = append(within, fmt.Sprintf("%s (%s)", claimLabel(cols[0]), hours(cost.hours)))
 			}
 			fmt.Fprintf(stdout, "| %s | %s | %s | %s |\n", cols[0], runsText, results, verdict)
 			count(verdict)
@@ -377,6 +383,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		foundIt := func(g groupResult) bool { return cols[3] == "solved" && g.bestBelow }
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
+		spent := 0.0                          // seconds: the training the claim's runs have had, one after another, each with its replicas at once
 		var unfinished []string               // runs that should not learn, short of their horizon
 		var toGo trainingTime                 // the training the claim's runs still need: each run short of its horizon, one after another
 		var again trainingTime                // the runs at their horizon, not decided: as many steps again, one after another
@@ -410,6 +417,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					}
 				}
 				runsText = append(runsText, g.describe())
+				spent += g.slowest
 				if g.status == notScored {
 					results = append(results, fmt.Sprintf("%s: %s (baseline %.4f)", g.name, notScored, g.baseline))
 				} else {
@@ -459,6 +467,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
+		need := toGo // the training the open verdict names
 		switch {
 		case !learnPending && len(unfinished) > 0:
 			verdict = fmt.Sprintf("**open**: runs that should not learn have not reached their horizon: %s; %s (%s)", strings.Join(unfinished, ", "), toGo, oneAfterAnother)
@@ -470,6 +479,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s (%s)", shortest, horizon, toGo, oneAfterAnother)
 		case horizon > 0:
 			again.hours, again.untimed = again.hours+toGo.hours, again.untimed+toGo.untimed // and the runs short of it, to it
+			need = again
 			verdict = fmt.Sprintf("**open**: a run that should learn is still falling after %d steps, its horizon of %d; longer runs decide: another %d steps of each run would take %s (%s)", falling, horizon, horizon, again, oneAfterAnother)
 		}
 		switch {
@@ -482,6 +492,9 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "| %s | %s | %s | %s |\n", cols[0], strings.Join(runsText, "; "), strings.Join(results, "; "), verdict)
 		count(verdict)
+		if cost := need.hours + spent/3600; strings.HasPrefix(verdict, "**open**") && need.untimed == 0 && cost <= maxClaimHours {
+			within = append(within, fmt.Sprintf("%s (%s)", claimLabel(cols[0]), hours(cost)))
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -491,7 +504,22 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		total += n
 	}
 	fmt.Fprintf(stdout, "\nOf %d claims: %d reproduced, %d not reproduced, %d open, %d not run.\n", total, tally[0], tally[1], tally[2], tally[3])
+	if len(within) == 0 {
+		within = []string{"none"}
+	}
+	fmt.Fprintf(stdout, "Open claims whose runs take at most %g h of machine time here, the training they have had and the training the verdict names (issue #12 runs those, and leaves the others open): %s.\n",
+		float64(maxClaimHours), strings.Join(within, "; "))
 	return nil
+}
+
+// maxClaimHours is issue #12's line between a claim that must be trained to its verdict and one
+// that may stay open with the hours it would take: the machine time of the claim's runs.
+const maxClaimHours = 3
+
+// claimLabel is a claim's statement up to its first colon (its source: "Henaff §4.3 (copy, T = 500, Fig. 4)").
+func claimLabel(statement string) string {
+	label, _, _ := strings.Cut(statement, ":")
+	return strings.TrimSpace(label)
 }
 
 // outperforms decides a claim that the classifiers of learn (comma-separated run
@@ -499,7 +527,8 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 // every run at its horizon, the lowest median final held-out accuracy of the learn-runs is
 // above the highest of the fail-runs; not reproduced when it is not; open while a run is
 // short of its horizon (with the hours the runs short of it still need, one after another).
-func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, verdict string, err error) {
+// cost is the claim's machine time: the training its runs have had and those hours.
+func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, verdict string, cost trainingTime, err error) {
 	var texts, res, missing []string
 	lowLearn, highFail := math.Inf(1), math.Inf(-1)
 	var short []string
@@ -516,9 +545,10 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			}
 			g, err := readGroup(dir, func(_ string, b float64) float64 { return b }, 0)
 			if err != nil {
-				return "", "", "", err
+				return "", "", "", cost, err
 			}
 			texts = append(texts, g.describe())
+			cost.hours += g.slowest / 3600
 			if g.status == notScored {
 				res = append(res, fmt.Sprintf("%s: %s (chance %.4f)", g.name, notScored, g.baseline))
 				if horizon > g.steps {
@@ -531,7 +561,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 			}
 			acc := runs.Median(g.accs)
 			if math.IsNaN(acc) {
-				return "", "", "", fmt.Errorf("%s: no held-out accuracy in its log (outperforms compares classifiers)", name)
+				return "", "", "", cost, fmt.Errorf("%s: no held-out accuracy in its log (outperforms compares classifiers)", name)
 			}
 			if i == 0 {
 				lowLearn = min(lowLearn, acc)
@@ -567,7 +597,8 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 	default:
 		verdict = "**not reproduced** at these lengths"
 	}
-	return strings.Join(texts, "; "), strings.Join(res, "; "), verdict, nil
+	cost.hours, cost.untimed = cost.hours+toGo.hours, toGo.untimed
+	return strings.Join(texts, "; "), strings.Join(res, "; "), verdict, cost, nil
 }
 
 // parseHorizon reads a claims file's horizon: a number of steps ("3000"), or seconds of

@@ -48,8 +48,9 @@ func verdictRows(t *testing.T, runs, claims string, want ...string) []string {
 		t.Fatalf("verdict: exit %d\n%s", code, out)
 	}
 	table, tally, ok := strings.Cut(strings.TrimSpace(out), "\n\n")
-	if !ok || !strings.HasPrefix(tally, "Of ") || strings.Contains(tally, "\n") {
-		t.Fatalf("want the table, a blank line and the tally of the verdicts:\n%s", out)
+	counts, within, _ := strings.Cut(tally, "\n")
+	if !ok || !strings.HasPrefix(counts, "Of ") || !strings.HasPrefix(within, "Open claims whose runs take at most 3 h") || strings.Contains(within, "\n") {
+		t.Fatalf("want the table, a blank line, the tally of the verdicts and the open claims within 3 h:\n%s", out)
 	}
 	rows := strings.Split(table, "\n")
 	if len(rows) != len(want)+2 {
@@ -97,7 +98,7 @@ func TestVerdict(t *testing.T) {
 		"| **not run** yet (unrun) |",
 		"| **open**: runs that should not learn have not reached their horizon: flat (4 of 8 steps); 0 min more of training here (the claim's runs one after another",
 	)
-	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, "\nOf 9 claims: 1 reproduced, 2 not reproduced, 5 open, 1 not run.\n") {
+	if _, out := cli("verdict", "-runs", runs, claims); !strings.Contains(out, "\nOf 9 claims: 1 reproduced, 2 not reproduced, 5 open, 1 not run.\n") {
 		t.Errorf("the tally of the verdicts: %q", out)
 	}
 	if !strings.Contains(rows[2], "solver: 3 seeds × 4 steps, 4 s of training for the slowest replica (12 s the replicas' times added)") {
@@ -432,4 +433,11 @@ func TestVerdictStillFallingHours(t *testing.T) {
 		"longer runs decide: another 3600 steps of each run would take 1.5 h more",                               // and C to its horizon
 		"a run that should learn has not yet after 1800 steps; the horizon of 3600 steps would take 30 min more", // D first
 	)
+	// The claims whose machine time, the training their runs have had and the hours their verdict
+	// names, is at most 3 h: issue #12's claims to run (A, B never: 2 h had, 2 h more).
+	want := "take at most 3 h of machine time here, the training they have had and the training the verdict names" +
+		" (issue #12 runs those, and leaves the others open): A (2.0 h); A, C never (3.0 h); A and D (2.0 h).\n"
+	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, want) {
+		t.Errorf("the claims within 3 h:\n%s\nwant it to end with %q", out, want)
+	}
 }
