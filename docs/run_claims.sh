@@ -201,6 +201,9 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	echo
 	echo "## Every run"
 	echo
+	echo "The best held-out loss of a replica is the lowest median of 5 evaluations running (one evaluation scores a single"
+	echo "held-out batch); the table gives the median over the seeds, with the range in brackets."
+	echo
 	"$lm" summary $(ls -d "$out"/*/ | sed 's|/$||')
 	echo
 	echo "## Figures (median and min–max band over the seeds; the baseline dashed)"

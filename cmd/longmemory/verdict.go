@@ -32,8 +32,8 @@ type groupResult struct {
 	budgetSteps    int       // with a budget of seconds: the steps it buys at stepSeconds, where the logs were cut
 	finals         []float64 // last held-out loss of each replica
 	task           string    // experiments.Task.Kind, from the replicas' run.json
-	reached        int       // replicas whose steadyBest is below the threshold
-	bestMedian     float64   // the median over the replicas of their steadyBest (+Inf for one not scored yet)
+	reached        int       // replicas whose best held-out loss (runs.HeldOut) is below the threshold
+	bestMedian     float64   // the median over the replicas of their best held-out loss (+Inf for one not scored yet)
 	bestBelow      bool      // bestMedian is below the threshold
 	baseline       float64
 	status         string // "learns", "still falling", "flat" or notScored
@@ -46,15 +46,12 @@ type groupResult struct {
 }
 
 // A replica is flat when it lost at most flatDrop of its held-out loss over the second half
-// of its training, measured by secondHalfDrop over windows of up to flatWindow evaluations.
-const (
-	flatDrop   = 0.05
-	flatWindow = 5
-)
+// of its training, measured by secondHalfDrop over windows of up to runs.EvalWindow evaluations.
+const flatDrop = 0.05
 
 // secondHalfDrop returns the share of its held-out loss a replica lost over the second half of
 // its training, (a − b)/a: b is the median of the last k evaluations and a that of the k that
-// end at the middle step, k the evaluations after the middle, at most flatWindow. A median,
+// end at the middle step, k the evaluations after the middle, at most runs.EvalWindow. A median,
 // because one evaluation (a batch of 100 held-out sequences) is noisy: a single spike
 // at the middle would otherwise read as a fall.
 func secondHalfDrop(steps, loss []float64) float64 {
@@ -64,21 +61,9 @@ func secondHalfDrop(steps, loss []float64) float64 {
 			mid = i
 		}
 	}
-	k := max(1, min(flatWindow, len(loss)-1-mid))
+	k := max(1, min(runs.EvalWindow, len(loss)-1-mid))
 	a, b := runs.Median(loss[max(0, mid+1-k):mid+1]), runs.Median(loss[len(loss)-k:])
 	return (a - b) / a
-}
-
-// steadyBest returns the lowest median of flatWindow consecutive evaluations of a held-out
-// loss curve (of all of them when there are fewer): the best loss a replica held, not one
-// evaluation's dip (one batch of 100 held-out sequences is noisy).
-func steadyBest(loss []float64) float64 {
-	k := min(flatWindow, len(loss))
-	best := math.Inf(1)
-	for i := k; i <= len(loss); i++ {
-		best = math.Min(best, runs.Median(loss[i-k:i]))
-	}
-	return best
 }
 
 // notScored is the status of a run none of whose replicas has a held-out loss yet (its
@@ -158,8 +143,8 @@ func readGroup(dir string, threshold func(task string, baseline float64) float64
 		last := r.log[len(r.log)-1]
 		g.seconds, g.slowest = g.seconds+last.Seconds, max(g.slowest, last.Seconds)
 		final := loss[len(loss)-1]
-		_, _, acc := runs.HeldOut(r.log)
-		g.finals, g.accs, bests = append(g.finals, final), append(g.accs, acc), append(bests, steadyBest(loss))
+		_, best, acc := runs.HeldOut(r.log)
+		g.finals, g.accs, bests = append(g.finals, final), append(g.accs, acc), append(bests, best)
 		if math.IsInf(final, 1) {
 			g.accs[len(g.accs)-1] = 0 // a classifier that diverged gets nothing right
 			g.diverged++
@@ -302,8 +287,8 @@ func (g groupResult) describe() string {
 // A claim is reproduced when every learn-run learns and no fail-run does; not reproduced when
 // a learn-run is flat (every replica lost at most 5% of its loss over the second half of
 // training, readGroup) at its horizon or a fail-run learns (under "solved", also a fail-run for
-// which the median over its seeds of the best loss each held over flatWindow evaluations running,
-// steadyBest, is below the solved loss, whatever it ends at: the claims of this kind say such a
+// which the median over its seeds of the best loss each held over runs.EvalWindow evaluations running
+// (runs.HeldOut) is below the solved loss, whatever it ends at: the claims of this kind say such a
 // model never finds the solution, or only after a very long time); open otherwise (a learn-run still falling,
 // or flat before its horizon: the verdict gives the steps to the horizon and the hours they
 // take at the runs' measured speed; or a fail-run that has not learned or solved it but is short of its
@@ -379,7 +364,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		// foundIt: under "solved", a run the claim says does not solve the task (never, or only after
 		// a very long time) refutes it once the median over its seeds of the best loss each held
-		// (steadyBest) is below the solved loss, whatever it ends at.
+		// (runs.HeldOut) is below the solved loss, whatever it ends at.
 		foundIt := func(g groupResult) bool { return cols[3] == "solved" && g.bestBelow }
 		var results, runsText, missing []string
 		reproduced, refuted := true, false
@@ -424,7 +409,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					status := g.statusText()
 					if !learn && foundIt(g) && g.status != "learns" {
 						status += fmt.Sprintf("; solved it for %d evaluations running in %d of %d seeds, their median best %.4f",
-							flatWindow, g.reached, g.seeds+len(g.unscored), g.bestMedian)
+							runs.EvalWindow, g.reached, g.seeds+len(g.unscored), g.bestMedian)
 					}
 					results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, status, g.baseline))
 				}

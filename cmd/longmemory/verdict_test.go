@@ -353,7 +353,7 @@ func TestVerdictSecondsBudget(t *testing.T) {
 // TestVerdictSolvedAdding: on the adding problem "solved" is a held-out MSE below 0.01 (issue
 // #12), not a tenth of the baseline (0.0167): a run at 0.012 has learned but not solved it. A
 // run the claim says does not solve the task refutes it once the median of its seeds' best
-// losses held over 5 evaluations running (steadyBest) is below that line, whatever it ends at;
+// losses held over 5 evaluations running (runs.HeldOut) is below that line, whatever it ends at;
 // one evaluation's dip is not enough, nor a seed not scored yet.
 func TestVerdictSolvedAdding(t *testing.T) {
 	runs := t.TempDir()

@@ -31,15 +31,26 @@ func LossCurve(log []train.Record, trainLoss bool) (steps, loss []float64) {
 	return steps, loss
 }
 
-// HeldOut returns a log's last held-out loss and accuracy and its best held-out loss (NaN,
-// +Inf and NaN if the held-out batch was never scored).
+// EvalWindow is how many consecutive held-out evaluations a median runs over where one would
+// be too noisy to judge by (one evaluation scores a single held-out batch).
+const EvalWindow = 5
+
+// HeldOut returns a log's last held-out loss and accuracy and its best held-out loss: the
+// lowest median of EvalWindow consecutive evaluations (of all of them when there are fewer),
+// the loss the run held rather than one evaluation's dip (NaN, +Inf and NaN if the held-out
+// batch was never scored).
 func HeldOut(log []train.Record) (final, best, acc float64) {
 	final, best, acc = nan, math.Inf(1), nan
+	var loss []float64
 	for _, r := range log {
 		if !math.IsNaN(r.EvalLoss) {
 			final, acc = r.EvalLoss, r.EvalAccuracy
-			best = math.Min(best, r.EvalLoss)
+			loss = append(loss, r.EvalLoss)
 		}
+	}
+	k := min(EvalWindow, len(loss))
+	for i := k; i <= len(loss) && k > 0; i++ {
+		best = math.Min(best, Median(loss[i-k:i]))
 	}
 	return final, best, acc
 }
@@ -186,7 +197,8 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 }
 
 // Summary writes a Markdown table with one row per run directory: what was trained, for how
-// long, and its held-out loss (last and best) against the task's baseline. A multi-seed
+// long, and its held-out loss (last, and best: HeldOut's, held over EvalWindow evaluations)
+// against the task's baseline. A multi-seed
 // directory gives one row: steps of the shortest replica, wall time of the slowest, the
 // median over its replicas with the range in brackets (a replica that diverged counts with
 // its final loss +Inf, and its steps are not the run's); a replica just starting, with no log

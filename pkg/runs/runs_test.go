@@ -340,3 +340,31 @@ func TestStepSeconds(t *testing.T) {
 		t.Errorf("StepSeconds of one record = %g, want NaN", got)
 	}
 }
+
+// TestHeldOut: the final held-out loss is the last evaluation; the best is the lowest median
+// of EvalWindow evaluations running, so that one evaluation's dip is not a run's best.
+func TestHeldOut(t *testing.T) {
+	log := func(losses ...float64) []train.Record {
+		var l []train.Record
+		for i, v := range losses {
+			l = append(l, train.Record{Step: i + 1, EvalLoss: v, EvalAccuracy: 1 - v}, train.Record{Step: i + 1, EvalLoss: math.NaN()})
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		losses           []float64
+		final, best, acc float64
+	}{
+		{[]float64{1, 0.1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5}, 0.5, 0.5, 0.5}, // the dip to 0.1 is not held
+		{[]float64{1, 0.2, 0.2, 0.2, 1, 1}, 1, 0.2, 0},                       // held for 3 of 5: the median
+		{[]float64{3, 2}, 2, 2.5, -1},                                        // fewer than 5: their median
+	} {
+		final, best, acc := HeldOut(log(tc.losses...))
+		if final != tc.final || math.Abs(best-tc.best) > 1e-12 || math.Abs(acc-tc.acc) > 1e-12 {
+			t.Errorf("HeldOut(%v) = %v, %v, %v; want %v, %v, %v", tc.losses, final, best, acc, tc.final, tc.best, tc.acc)
+		}
+	}
+	if final, best, acc := HeldOut([]train.Record{{Step: 1, EvalLoss: math.NaN()}}); !math.IsNaN(final) || !math.IsInf(best, 1) || !math.IsNaN(acc) {
+		t.Errorf("never scored: %v, %v, %v; want NaN, +Inf, NaN", final, best, acc)
+	}
+}
