@@ -106,7 +106,7 @@ done
 	echo "Written by \`bash docs/run_ablations.sh\` from the run directories under \`$out\` (\`longmemory summary\`). Each"
 	echo "section is an ablation of docs/SETTINGS.md (D1…D9: what the paper says, what the presets do, why); its table has"
 	echo "one row per arm, the presets' own first, with the median and min–max over the seeds of the final held-out loss"
-	echo "and of the best (the lowest median of 5 evaluations running)."
+	echo "and of the best (the lowest median of 5 evaluations running: for a run still falling, above the last)."
 	echo "Compare arms at the same steps: an arm still short of its horizon says so in its steps column."
 	for a in "${ablations[@]}"; do
 		title=${a%%|*}

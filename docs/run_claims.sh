@@ -65,8 +65,8 @@ for T in 300 500; do
 	claim arjovsky-copy-T$T-lstm -preset arjovsky/copy-T$T/lstm-peephole-40 -steps 3000 -eval-every 50
 	[ $T = 500 ] || claim arjovsky-copy-T$T-urnn -preset arjovsky/copy-T$T/urnn-128 -steps 3000 -eval-every 50
 done
-# The claims whose horizon takes at most 3 hours here (`longmemory verdict` adds the hours of a
-# claim's runs, at the speeds measured so far), quickest first: Henaff et al. §4.3, Fig. 4 (the
+# The claims whose runs take at most 3 hours here (the line under `longmemory verdict`'s tally: the
+# training a claim's runs have had and still need, at the speeds measured so far), quickest first: Henaff et al. §4.3, Fig. 4 (the
 # LT-ORNN with pooling), to 5000 steps.
 # The pooled LT-ORNN on copy T = 500 was still falling at the presets' 5000 steps (median 0.0108,
 # solved below 0.0040; about half an hour here): continued to 10 000, as the LT-ORNN without
@@ -181,7 +181,7 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	echo "learn is flat over the second half of its training in every seed (each lost at most 5% of its held-out loss: the"
 	echo "median of its last evaluations, up to 5, against that of as many ending at the middle step) at its horizon (the steps the claim"
 	echo "gets: docs/claims.tsv), or one that should fail learns (on the claims that it never solves the task, or only after a very long"
-	echo "time: once the median over its seeds of the best loss each held for 5 evaluations running is below that line, whatever it ends at); **open** when a run that should learn is still falling in a"
+	echo "time: once the median over its seeds of their best is below that line, a seed's best being its lowest median of 5 evaluations running, whatever it ends at); **open** when a run that should learn is still falling in a"
 	echo "seed, or is flat before its horizon (the verdict gives the training time the claim's runs would still take, one after"
 	echo "another, at their measured speed); **not run** when a run does not exist yet. The pixel-MNIST claims compare the models' median"
 	echo "held-out accuracies instead (Fashion-MNIST here: the order, not the paper's numbers). A replica that diverged (its log"
@@ -202,7 +202,8 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	echo "## Every run"
 	echo
 	echo "The best held-out loss of a replica is the lowest median of 5 evaluations running (one evaluation scores a single"
-	echo "held-out batch); the table gives the median over the seeds, with the range in brackets."
+	echo "held-out batch), so for a run still falling it can be above the last; the table gives the median over the seeds,"
+	echo "with the range in brackets."
 	echo
 	"$lm" summary $(ls -d "$out"/*/ | sed 's|/$||')
 	echo

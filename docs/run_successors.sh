@@ -59,7 +59,7 @@ fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${addingR
 	echo
 	echo "## Runs (the wall time is each run's: compare the models' seconds here)"
 	echo
-	echo "Medians over the seeds, the range in brackets; a replica's best held-out loss is the lowest median of 5 evaluations running."
+	echo "Medians over the seeds, the range in brackets; a replica's best held-out loss is the lowest median of 5 evaluations running (for a run still falling, above the last)."
 	echo
 	runs=()
 	for r in "${copyRuns[@]}" "${addingRuns[@]}"; do [ -d "$out/$r" ] && runs+=("$out/$r"); done

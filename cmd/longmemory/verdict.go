@@ -374,6 +374,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		var again trainingTime                // the runs at their horizon, not decided: as many steps again, one after another
 		falling := 0                          // the steps of the learn-runs that have not learned yet (the most)
 		shortest := math.MaxInt               // the steps of the learn-runs short of their horizon, not learned yet (the fewest)
+		fallingAt := false                    // a learn-run is at its horizon, still falling
 		learnPending := false                 // a learn-run has not learned yet
 		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it, and at it still falling
 		for i, list := range cols[1:3] {
@@ -402,13 +403,13 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					}
 				}
 				runsText = append(runsText, g.describe())
-				spent += g.slowest
+				spent += g.stepSeconds * float64(g.steps) // at the pace hoursTo assumes: pauses and compilations left out
 				if g.status == notScored {
 					results = append(results, fmt.Sprintf("%s: %s (baseline %.4f)", g.name, notScored, g.baseline))
 				} else {
 					status := g.statusText()
 					if !learn && foundIt(g) && g.status != "learns" {
-						status += fmt.Sprintf("; solved it for %d evaluations running in %d of %d seeds, their median best %.4f",
+						status += fmt.Sprintf("; its best (a median of %d evaluations running) below the solved loss in %d of %d seeds, median %.4f",
 							runs.EvalWindow, g.reached, g.seeds+len(g.unscored), g.bestMedian)
 					}
 					results = append(results, fmt.Sprintf("%s **%.4f** [%.4f–%.4f] (%s; baseline %.4f)", g.name, g.median, g.lo, g.hi, status, g.baseline))
@@ -435,6 +436,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 						shortest = min(shortest, g.steps)
 					} else { // still falling at its horizon: the next stretch as long as the horizon
 						again.add(g.hoursTo(g.steps + h))
+						fallingAt = true
 					}
 					switch {
 					case budget > 0 && g.budgetSteps == 0:
@@ -453,15 +455,22 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		verdict := "**open**: a run that should learn is still falling; longer runs decide"
 		need := toGo // the training the open verdict names
+		if horizon == 0 && budget == 0 {
+			need.untimed++ // no horizon: no hours to name
+		}
 		switch {
 		case !learnPending && len(unfinished) > 0:
 			verdict = fmt.Sprintf("**open**: runs that should not learn have not reached their horizon: %s; %s (%s)", strings.Join(unfinished, ", "), toGo, oneAfterAnother)
+		case len(budgetSpent) > 0: // one learn-run has failed within the budget, whatever the others do
+			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s: still falling when it is spent, %s", budget, strings.Join(budgetSpent, ", "))
 		case len(budgetShort) > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s (%s)", budget, strings.Join(budgetShort, ", "), toGo, oneAfterAnother)
-		case len(budgetSpent) > 0:
-			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s: still falling when it is spent, %s", budget, strings.Join(budgetSpent, ", "))
 		case shortest < math.MaxInt:
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet after %d steps; the horizon of %d steps would take %s (%s)", shortest, horizon, toGo, oneAfterAnother)
+			if fallingAt { // and one at it is still falling: as many steps again for each run at it
+				verdict += fmt.Sprintf("; a run that should learn is still falling at it: another %d steps of each run at it would take %s", horizon, again)
+				need.hours, need.untimed = need.hours+again.hours, need.untimed+again.untimed
+			}
 		case horizon > 0:
 			again.hours, again.untimed = again.hours+toGo.hours, again.untimed+toGo.untimed // and the runs short of it, to it
 			need = again
@@ -492,7 +501,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	if len(within) == 0 {
 		within = []string{"none"}
 	}
-	fmt.Fprintf(stdout, "Open claims whose runs take at most %g h of machine time here, the training they have had and the training the verdict names (issue #12 runs those, and leaves the others open): %s.\n",
+	fmt.Fprintf(stdout, "Open claims whose runs take at most %g h of machine time here, per claim: the training they have had and the training the verdict names, at their measured pace (issue #12 trains those to a verdict and leaves the others open; claims that share runs share hours): %s.\n",
 		float64(maxClaimHours), strings.Join(within, "; "))
 	return nil
 }
@@ -501,10 +510,23 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 // that may stay open with the hours it would take: the machine time of the claim's runs.
 const maxClaimHours = 3
 
-// claimLabel is a claim's statement up to its first colon (its source: "Henaff §4.3 (copy, T = 500, Fig. 4)").
+// claimLabel is a claim's statement up to its first colon outside brackets and quotes (its
+// source: "Henaff §4.3 (copy, T = 500, Fig. 4)"), or all of it.
 func claimLabel(statement string) string {
-	label, _, _ := strings.Cut(statement, ":")
-	return strings.TrimSpace(label)
+	depth, quoted := 0, false
+	for i, r := range statement {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+		case r == ':' && depth == 0 && !quoted:
+			return strings.TrimSpace(statement[:i])
+		}
+	}
+	return strings.TrimSpace(statement)
 }
 
 // outperforms decides a claim that the classifiers of learn (comma-separated run

@@ -186,6 +186,9 @@ func TestVerdictOutperforms(t *testing.T) {
 		"| **open**: the runs said to be more accurate are ahead so far; short of the horizon: a (4 of 8 steps), b (4 of 8 steps), 0 min more",
 		"| **not run** yet (c) |",
 	)
+	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, "): A beats B, given 8 steps (0 min).\n") {
+		t.Errorf("an open outperforms claim within 3 h:\n%s", out)
+	}
 	os.WriteFile(claims, []byte("D beats B\td\tb\toutperforms\t4\n"), 0o644)
 	verdictRows(t, runs, claims, "d **80.0%** [0.0–90.0%] held-out accuracy (loss 0.2000; chance 2.3000; 1 of 3 diverged, counted as 0%)")
 	os.WriteFile(claims, []byte("R beats B\tregression\tb\toutperforms\t4\n"), 0o644)
@@ -326,7 +329,8 @@ func TestVerdictSecondsBudget(t *testing.T) {
 		"slow within 12 s\tslow\t\tsolved\t12s\n"+
 		"fast and short within 6 s\tfast,short\t\tsolved\t6s\n"+
 		"one within 6 s\tone\t\tsolved\t6s\n"+
-		"late within 6 s\tlate\t\tsolved\t6s\n"), 0o644)
+		"late within 6 s\tlate\t\tsolved\t6s\n"+
+		"slow and one within 6 s\tslow,one\t\tsolved\t6s\n"), 0o644)
 	verdictRows(t, runs, claims,
 		"the budget buys 6 steps at 1.00 s a step, timed on a machine not recorded | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
 		"slow: 1 seeds × 2 steps, 6 s of training for the slowest replica (6 s the replicas' times added); the budget buys 2 steps at 3.00 s a step, timed on machine A and machine B | slow **0.5000** [0.5000–0.5000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 6 s: still falling when it is spent, slow (2 steps at its speed) |",
@@ -337,7 +341,14 @@ func TestVerdictSecondsBudget(t *testing.T) {
 		"the budget buys 1 steps at 300.00 s a step, timed on a machine not recorded | fast **0.0100** [0.0100–0.0100] (learns; baseline 1.0000); short **1.0000** [1.0000–1.0000] (flat; baseline 1.0000) | **not reproduced** at these lengths |",
 		"| **open**: a run that should learn has not yet, short of the budget of 6 s: one (1 steps, too few to measure its speed)",
 		"| **not reproduced** within the budget of 6 s: still falling when it is spent, late (6 steps at its speed, no held-out loss within them) |",
+		// One run has spent its budget still falling: the claim fails, whatever the other does.
+		"| **not reproduced** within the budget of 6 s: still falling when it is spent, slow (2 steps at its speed) |",
 	)
+	// Under the tally, the open claims within 3 h: short's (2 steps had at 5 min a step, 8 to go:
+	// 50 min); not one's, whose speed is not measured yet.
+	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, "): short within 3000 s (50 min).\n") {
+		t.Errorf("the open claims within 3 h:\n%s", out)
+	}
 	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5", "15OOs", "12xs"} {
 		os.WriteFile(claims, []byte("C\tfast\t\tsolved\t"+h+"\n"), 0o644)
 		if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "horizon \""+h+"\", want a number of steps >= 1 or of seconds > 0 followed by s") {
@@ -394,7 +405,7 @@ func TestVerdictSolvedAdding(t *testing.T) {
 		"| **reproduced**",
 		"near **0.0120** [0.0120–0.0120] (learns; baseline 0.1667) | **reproduced**",
 		"dip **0.0120** [0.0120–0.0120] (flat; baseline 0.1667) | **reproduced**",
-		"held **0.0120** [0.0120–0.0120] (flat; solved it for 5 evaluations running in 1 of 1 seeds, their median best 0.0050; baseline 0.1667) | **not reproduced**",
+		"held **0.0120** [0.0120–0.0120] (flat; its best (a median of 5 evaluations running) below the solved loss in 1 of 1 seeds, median 0.0050; baseline 0.1667) | **not reproduced**",
 		"not yet scored, left out: seed-1, seed-2 | solver **0.0090** [0.0090–0.0090] (learns; baseline 0.1667); unscored **0.0120** [0.0120–0.0120] (flat; baseline 0.1667) | **open**: runs that should not learn have not reached their horizon: unscored (5 of 13 steps)",
 		"held **0.0120** [0.0120–0.0120] (flat; baseline 0.1667) | **not reproduced**", // no note on a learn-run
 	)
@@ -429,15 +440,35 @@ func TestVerdictStillFallingHours(t *testing.T) {
 		"A and D\tfalling,shortlearn\t\tbaseline\t3600\n"), 0o644)
 	verdictRows(t, runs, claims,
 		"still falling after 3600 steps, its horizon of 3600; longer runs decide: another 3600 steps of each run would take 1.0 h more",
-		"longer runs decide: another 3600 steps of each run would take 2.0 h more",                               // B trains on too
-		"longer runs decide: another 3600 steps of each run would take 1.5 h more",                               // and C to its horizon
-		"a run that should learn has not yet after 1800 steps; the horizon of 3600 steps would take 30 min more", // D first
+		"longer runs decide: another 3600 steps of each run would take 2.0 h more", // B trains on too
+		"longer runs decide: another 3600 steps of each run would take 1.5 h more", // and C to its horizon
+		// D first, and then as many steps again for A, still falling at the horizon.
+		"a run that should learn has not yet after 1800 steps; the horizon of 3600 steps would take 30 min more of training here (the claim's runs one after another, each with its replicas at once, at its median speed so far); a run that should learn is still falling at it: another 3600 steps of each run at it would take 1.0 h more",
 	)
 	// The claims whose machine time, the training their runs have had and the hours their verdict
 	// names, is at most 3 h: issue #12's claims to run (A, B never: 2 h had, 2 h more).
-	want := "take at most 3 h of machine time here, the training they have had and the training the verdict names" +
-		" (issue #12 runs those, and leaves the others open): A (2.0 h); A, C never (3.0 h); A and D (2.0 h).\n"
+	want := "take at most 3 h of machine time here, per claim: the training they have had and the training the verdict names, at their measured pace" +
+		" (issue #12 trains those to a verdict and leaves the others open; claims that share runs share hours): A (2.0 h); A, C never (3.0 h); A and D (3.0 h).\n"
 	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, want) {
 		t.Errorf("the claims within 3 h:\n%s\nwant it to end with %q", out, want)
+	}
+	os.WriteFile(claims, []byte("A, B never\tfalling\tflatfail\tbaseline\t3600\n"), 0o644) // 4 h
+	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, "share hours): none.\n") {
+		t.Errorf("no open claim within 3 h:\n%s", out)
+	}
+}
+
+// TestClaimLabel: a claim is named by its statement up to the first colon outside brackets and
+// quotes.
+func TestClaimLabel(t *testing.T) {
+	for statement, want := range map[string]string{
+		`Henaff §4.3 (copy, T = 500, Fig. 4): "The LT-ORNN …"`:                                        "Henaff §4.3 (copy, T = 500, Fig. 4)",
+		`Arjovsky §4.3 (pixel MNIST; the final paper: "LSTM 98.2%"): the LSTM 128 ends more accurate`: `Arjovsky §4.3 (pixel MNIST; the final paper: "LSTM 98.2%")`,
+		`the ESN, 128 units, solves copy T = 500 within 3000 steps`:                                   `the ESN, 128 units, solves copy T = 500 within 3000 steps`,
+		`A says "x: y" here: z`: `A says "x: y" here`,
+	} {
+		if got := claimLabel(statement); got != want {
+			t.Errorf("claimLabel(%q) = %q, want %q", statement, got, want)
+		}
 	}
 }

@@ -37,15 +37,18 @@ const EvalWindow = 5
 
 // HeldOut returns a log's last held-out loss and accuracy and its best held-out loss: the
 // lowest median of EvalWindow consecutive evaluations (of all of them when there are fewer),
-// the loss the run held rather than one evaluation's dip (NaN, +Inf and NaN if the held-out
-// batch was never scored).
+// the loss the run held rather than one evaluation's dip; for a run still falling it can be
+// above the last. A divergence (a held-out loss of +Inf, train.Record) is a final loss, not
+// part of the best. NaN, +Inf and NaN if the held-out batch was never scored.
 func HeldOut(log []train.Record) (final, best, acc float64) {
 	final, best, acc = nan, math.Inf(1), nan
 	var loss []float64
 	for _, r := range log {
 		if !math.IsNaN(r.EvalLoss) {
 			final, acc = r.EvalLoss, r.EvalAccuracy
-			loss = append(loss, r.EvalLoss)
+			if !math.IsInf(r.EvalLoss, 1) {
+				loss = append(loss, r.EvalLoss)
+			}
 		}
 	}
 	k := min(EvalWindow, len(loss))
@@ -197,8 +200,8 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 }
 
 // Summary writes a Markdown table with one row per run directory: what was trained, for how
-// long, and its held-out loss (last, and best: HeldOut's, held over EvalWindow evaluations)
-// against the task's baseline. A multi-seed
+// long, and its held-out loss (last, and best: HeldOut's, held over EvalWindow evaluations, so
+// above the last for a run still falling) against the task's baseline. A multi-seed
 // directory gives one row: steps of the shortest replica, wall time of the slowest, the
 // median over its replicas with the range in brackets (a replica that diverged counts with
 // its final loss +Inf, and its steps are not the run's); a replica just starting, with no log

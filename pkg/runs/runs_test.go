@@ -358,6 +358,8 @@ func TestHeldOut(t *testing.T) {
 		{[]float64{1, 0.1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5}, 0.5, 0.5, 0.5}, // the dip to 0.1 is not held
 		{[]float64{1, 0.2, 0.2, 0.2, 1, 1}, 1, 0.2, 0},                       // held for 3 of 5: the median
 		{[]float64{3, 2}, 2, 2.5, -1},                                        // fewer than 5: their median
+		{[]float64{0.5, 0.4, 0.3, 0.2, 0.1}, 0.1, 0.3, 0.9},                  // exactly 5, still falling: the best is above the last
+		{[]float64{1.2, math.Inf(1)}, math.Inf(1), 1.2, math.Inf(-1)},        // diverged: the +Inf is the final loss, not part of the best
 	} {
 		final, best, acc := HeldOut(log(tc.losses...))
 		if final != tc.final || math.Abs(best-tc.best) > 1e-12 || math.Abs(acc-tc.acc) > 1e-12 {
