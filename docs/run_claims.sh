@@ -79,13 +79,21 @@ claim henaff-copy-T2000-lt-ornn-pool -preset henaff/copy-T2000/lt-ornn-80-pool -
 # (median 0.1811 against 0.1667, still falling by the verdict's rule; 22 min here): continued to
 # 30 000, as the adding T = 100 runs were (about 2 h more here).
 claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -steps 30000 -eval-every 100
-# Still falling at their horizons by the rule of issue #12 (flat in every seed, or longer): the
-# pooled LT-ORNN on adding T = 750 (median 0.1742 against the baseline 0.1667 at 5000 steps, 4 of 8
-# seeds still falling; about 1.6 h more here), and on the variable-length copy the LSTM, which the
-# paper says "is able to solve the task even though its convergence is slow" (median 0.1708, the
-# solved line 0.0448; 1 of 8 seeds still falling; about 2 h more here).
-claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 15000 -eval-every 100
-claim henaff-varcopy-T100-lstm        -preset henaff/varcopy-T100/lstm-80         -steps 20000 -eval-every 100
+# Still falling at their horizons by the rule of issue #12 (flat in every seed, or longer), each
+# continued by the stretch the verdict names (another horizon of steps), quickest first, so that
+# every claim within the 3 hours gets its next look in one session:
+# - the pooled LT-ORNN on adding T = 400 at 30 000 steps: median 0.4579 [0.0833–5.9233], seeds
+#   spiking far above the baseline and recovering, 3 of 8 still falling (22 min more here); at
+#   35 000 still so (median 0.3878, 4 of 8 falling, one of them to a new low of 0.083, the
+#   others recovering from spikes; 3.0 h had and named): another 5000 steps, to 40 000;
+# - the pooled LT-ORNN on adding T = 750 (median 0.1742 against the baseline 0.1667 at 5000
+#   steps, 4 of 8 seeds still falling; about 45 min more here);
+# - on the variable-length copy the LSTM, which the paper says "is able to solve the task even
+#   though its convergence is slow" (median 0.1708, the solved line 0.0448; 1 of 8 seeds still
+#   falling; 22–40 min more here).
+claim henaff-adding-T400-lt-ornn-pool -preset henaff/adding-T400/lt-ornn-128-pool -steps 40000 -eval-every 100
+claim henaff-adding-T750-lt-ornn-pool -preset henaff/adding-T750/lt-ornn-128-pool -steps 10000 -eval-every 100
+claim henaff-varcopy-T100-lstm        -preset henaff/varcopy-T100/lstm-80         -steps 10000 -eval-every 100
 quick_end
 # Henaff et al. §4, Fig. 2 at T = 2000 (3.1 h here for the two) and Fig. 3 at the paper's T = 400
 # (3.2 h for the three), to 5000 steps: just over the 3 hours a claim gets in issue #12, so they
