@@ -6,7 +6,8 @@
 #   bash docs/run_claims.sh [runs-dir]        (default docs/runs)
 #   LM=build/lm bash docs/run_claims.sh      (see docs/runs.sh)
 # Run directories keep run.json and log.csv of every replica (committed: the verdicts are
-# regenerated from them); checkpoints and locks are not committed (.gitignore).
+# regenerated from them) and the newest checkpoint of each replica (so that a clone resumes);
+# locks and checkpoints being written are not committed (.gitignore).
 # Speeds measured here (2 cores, Go backend, GoMLX v0.28.15): LT-RNN 80/128 at T = 100 about
 # 35 ms a step, tanh RNN 80 30 ms, LSTM 40 40–80 ms, uRNN 128 85–100 ms.
 set -euo pipefail
