@@ -295,7 +295,7 @@ func (g groupResult) describe() string {
 // horizon); not run when a run directory does not exist yet. Criterion "outperforms" compares
 // classifiers instead (pixel MNIST): the claim is that every learn-run ends with a higher
 // median held-out accuracy than every fail-run (see outperforms). Under the table: the tally of
-// the verdicts, and the open claims whose machine time (the training their runs have had, one
+// the verdicts, and a list of the open claims whose machine time (the training their runs have had, one
 // after another, and the training their verdict names) is at most maxClaimHours.
 func verdictCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
@@ -498,11 +498,17 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		total += n
 	}
 	fmt.Fprintf(stdout, "\nOf %d claims: %d reproduced, %d not reproduced, %d open, %d not run.\n", total, tally[0], tally[1], tally[2], tally[3])
+	fmt.Fprintf(stdout, "Open claims whose runs take at most %g h of machine time here, per claim: the training they have had and the training the verdict names, at their measured pace (issue #12 trains those to a verdict and leaves the others open; claims that share runs share hours):",
+		float64(maxClaimHours))
 	if len(within) == 0 {
-		within = []string{"none"}
+		fmt.Fprintln(stdout, " none.")
+		return nil
 	}
-	fmt.Fprintf(stdout, "Open claims whose runs take at most %g h of machine time here, per claim: the training they have had and the training the verdict names, at their measured pace (issue #12 trains those to a verdict and leaves the others open; claims that share runs share hours): %s.\n",
-		float64(maxClaimHours), strings.Join(within, "; "))
+	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout)
+	for _, w := range within {
+		fmt.Fprintf(stdout, "- %s\n", w)
+	}
 	return nil
 }
 
