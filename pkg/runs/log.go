@@ -18,18 +18,19 @@ type column struct {
 	get      func(r *train.Record) float64
 	set      func(r *train.Record, v float64)
 	optional bool // absent from older logs; NaN then
+	graph    bool // a value of the graph: a float32 in a float32 graph (see ReadLog)
 }
 
 // columns are log.csv's columns in order, every field of train.Record. Wall time comes last,
 // so that logs of an interrupted and an uninterrupted run compare line by line without it.
 var columns = []column{
-	{"step", func(r *train.Record) float64 { return float64(r.Step) }, func(r *train.Record, v float64) { r.Step = int(v) }, false},
-	{"loss", func(r *train.Record) float64 { return r.Loss }, func(r *train.Record, v float64) { r.Loss = v }, false},
-	{"grad_norm", func(r *train.Record) float64 { return r.GradNorm }, func(r *train.Record, v float64) { r.GradNorm = v }, false},
-	{"eval_loss", func(r *train.Record) float64 { return r.EvalLoss }, func(r *train.Record, v float64) { r.EvalLoss = v }, false},
-	{"eval_accuracy", func(r *train.Record) float64 { return r.EvalAccuracy }, func(r *train.Record, v float64) { r.EvalAccuracy = v }, false},
-	{"penalty", func(r *train.Record) float64 { return r.Penalty }, func(r *train.Record, v float64) { r.Penalty = v }, true},
-	{"seconds", func(r *train.Record) float64 { return r.Seconds }, func(r *train.Record, v float64) { r.Seconds = v }, false},
+	{"step", func(r *train.Record) float64 { return float64(r.Step) }, func(r *train.Record, v float64) { r.Step = int(v) }, false, false},
+	{"loss", func(r *train.Record) float64 { return r.Loss }, func(r *train.Record, v float64) { r.Loss = v }, false, true},
+	{"grad_norm", func(r *train.Record) float64 { return r.GradNorm }, func(r *train.Record, v float64) { r.GradNorm = v }, false, true},
+	{"eval_loss", func(r *train.Record) float64 { return r.EvalLoss }, func(r *train.Record, v float64) { r.EvalLoss = v }, false, true},
+	{"eval_accuracy", func(r *train.Record) float64 { return r.EvalAccuracy }, func(r *train.Record, v float64) { r.EvalAccuracy = v }, false, false},
+	{"penalty", func(r *train.Record) float64 { return r.Penalty }, func(r *train.Record, v float64) { r.Penalty = v }, true, true},
+	{"seconds", func(r *train.Record) float64 { return r.Seconds }, func(r *train.Record, v float64) { r.Seconds = v }, false, false},
 }
 
 // Header is the first line of the log.csv that WriteLog writes.
@@ -42,7 +43,7 @@ var Header = func() []string {
 }()
 
 // WriteLog writes every record to path as CSV (Header, then a line per record; NaN where a
-// value is absent), atomically (WriteFileAtomic).
+// value is absent), atomically (WriteFileAtomic). Each value is written by formatValue.
 func WriteLog(path string, log []train.Record) error {
 	return WriteFileAtomic(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
@@ -50,7 +51,7 @@ func WriteLog(path string, log []train.Record) error {
 		line := make([]string, len(columns))
 		for i := range log {
 			for k, c := range columns {
-				line[k] = strconv.FormatFloat(c.get(&log[i]), 'g', -1, 64)
+				line[k] = formatValue(c.get(&log[i]))
 			}
 			w.Write(line)
 		}
@@ -59,8 +60,24 @@ func WriteLog(path string, log []train.Record) error {
 	})
 }
 
+// formatValue is v as log.csv writes it: the shortest decimal that reads back as v. A value
+// that is a float32 (the losses and norms of a float32 graph) is written as the shortest
+// decimal that reads back as that float32 (strconv.ParseFloat(s, 32)): about 9 significant
+// digits where float64's shortest takes 17 for the same number, and log.csv is the bulk of
+// what docs/runs commits.
+func formatValue(v float64) string {
+	if float64(float32(v)) == v {
+		return strconv.FormatFloat(v, 'g', -1, 32)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
 // ReadLog reads a log.csv that WriteLog wrote, or an older one without the penalty column
-// (Penalty is NaN then). Columns are found by their names in the header.
+// (Penalty is NaN then). Columns are found by their names in the header. A value of the
+// graph (loss, norm, penalty) written as a float32's shortest decimal (formatValue) is read
+// as that float32, so that the records are the run's own, bit for bit; every other value is
+// the float64 its decimal names. (A float64 graph's value of 9 digits or fewer would be read
+// as a float32 too: its losses take 17.)
 func ReadLog(path string) ([]train.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -88,8 +105,12 @@ func ReadLog(path string) ([]train.Record, error) {
 		for k, c := range columns {
 			v := nan
 			if at[k] >= 0 {
-				if v, err = strconv.ParseFloat(row[at[k]], 64); err != nil {
-					return nil, fmt.Errorf("%s line %d: bad number %q", path, i+2, row[at[k]])
+				text := row[at[k]]
+				if v, err = strconv.ParseFloat(text, 64); err != nil {
+					return nil, fmt.Errorf("%s line %d: bad number %q", path, i+2, text)
+				}
+				if f, _ := strconv.ParseFloat(text, 32); c.graph && strconv.FormatFloat(f, 'g', -1, 32) == text {
+					v = f
 				}
 			}
 			c.set(&r, v)

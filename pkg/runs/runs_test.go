@@ -37,6 +37,24 @@ func TestLog(t *testing.T) {
 	if got, err := ReadLog(path); err != nil || len(got) != 1 || !math.IsNaN(got[0].Penalty) || got[0].Seconds != 0.25 || got[0].Step != 1 {
 		t.Errorf("an older log: %+v, %v", got, err)
 	}
+	// A float32 loss takes the digits that identify the float32, not float64's 17, and is read
+	// back as that float32; a value that is no float32 (a wall time, an accuracy, a float64
+	// graph's norm) is written and read exactly.
+	loss := float64(float32(0.012131083756685257))
+	if err := WriteLog(path, []train.Record{{Step: 40000, Loss: loss, GradNorm: 0.30000000000000004, EvalLoss: math.Inf(1), EvalAccuracy: 1.0 / 3, Seconds: 251.848203425, Penalty: math.NaN()}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	if line := strings.Split(string(b), "\n")[1]; line != "40000,0.012131084,0.30000000000000004,+Inf,0.3333333333333333,NaN,251.848203425" {
+		t.Errorf("log.csv line %q", line)
+	}
+	if got, err := ReadLog(path); err != nil || got[0].Loss != loss || got[0].GradNorm != 0.30000000000000004 || got[0].Seconds != 251.848203425 || got[0].EvalAccuracy != 1.0/3 {
+		t.Errorf("ReadLog of float32 and float64 values: %+v, %v", got, err)
+	}
+	os.WriteFile(path, []byte(Header[0]+",loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n1,0.012131083756685257,2,NaN,NaN,NaN,1\n"), 0o644)
+	if got, err := ReadLog(path); err != nil || got[0].Loss != loss {
+		t.Errorf("a float32 loss written with float64's 17 digits (logs before the change): %+v, %v", got, err)
+	}
 	for text, want := range map[string]string{
 		"a,b\n1,2\n": "is not a training log",
 		"":           "is not a training log",
