@@ -498,7 +498,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		total += n
 	}
 	fmt.Fprintf(stdout, "\nOf %d claims: %d reproduced, %d not reproduced, %d open, %d not run.\n", total, tally[0], tally[1], tally[2], tally[3])
-	fmt.Fprintf(stdout, "Open claims whose runs take at most %g h of machine time here, per claim: the training they have had and the training the verdict names, at their measured pace (issue #12 trains those to a verdict and leaves the others open; claims that share runs share hours):",
+	fmt.Fprintf(stdout, "Open claims whose runs take at most %g h of machine time here, per claim: the training they have had and the training the verdict names, at their measured pace (the project trains those to a verdict, by docs/run_*.sh, and leaves the others open; claims that share runs share hours):",
 		float64(maxClaimHours))
 	if len(within) == 0 {
 		fmt.Fprintln(stdout, " none.")

@@ -448,7 +448,7 @@ func TestVerdictStillFallingHours(t *testing.T) {
 	// The claims whose machine time, the training their runs have had and the hours their verdict
 	// names, is at most 3 h: issue #12's claims to run (A, B never: 2 h had, 2 h more).
 	want := "take at most 3 h of machine time here, per claim: the training they have had and the training the verdict names, at their measured pace" +
-		" (issue #12 trains those to a verdict and leaves the others open; claims that share runs share hours):\n\n- A (2.0 h)\n- A, C never (3.0 h)\n- A and D (3.0 h)\n"
+		" (the project trains those to a verdict, by docs/run_*.sh, and leaves the others open; claims that share runs share hours):\n\n- A (2.0 h)\n- A, C never (3.0 h)\n- A and D (3.0 h)\n"
 	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, want) {
 		t.Errorf("the claims within 3 h:\n%s\nwant it to end with %q", out, want)
 	}
