@@ -55,7 +55,8 @@ func TestDocScriptsClaims(t *testing.T) {
 				}
 			}
 			for _, line := range expansions {
-				fields := strings.Fields(line)
+				// The shell's quote removal: the scripts quote words without spaces only.
+				fields := strings.Fields(strings.ReplaceAll(line, `"`, ""))
 				if len(fields) < 2 || fields[0] != "claim" || strings.Contains(line, "$") {
 					continue
 				}
