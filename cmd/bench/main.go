@@ -46,9 +46,10 @@ import (
 
 // DefaultConfigs are the configurations of issue "Performance": the papers' copy models at
 // T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750; then the uRNN's successors
-// and Galvan's SCRN and ESN at the sizes of the successors/copy presets (notebook 11), which
-// the PyTorch reference does not have; last, seeds trained at once (a fifth field xR: R
-// replicas with seeds 0…R−1 in one process, as `longmemory train -seeds R -jobs R` runs them),
+// and Galvan's SCRN and ESN at the sizes of the successors/copy and successors/adding presets
+// (notebook 11: copy T = 100 and 500, adding T = 400), which the PyTorch reference does not
+// have; last, seeds trained at once (a fifth field xR: R replicas with seeds 0…R−1 in one
+// process, as `longmemory train -seeds R -jobs R` runs them),
 // whose "vs in turn" column is their time against R single runs one after the other (the
 // median of seedPairs alternating pairs). The LSTM is "lstm" (torch.nn.LSTM's, no peephole)
 // rather than the presets' "lstm-peephole", to match the reference.
@@ -59,6 +60,7 @@ const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000,"
 	"urnn:512:adding:750," +
 	"fc-urnn:61:copy:100,fc-urnn:61:copy:500,exprnn:93:copy:100,exprnn:93:copy:500," +
 	"scornn:93:copy:100,scornn:93:copy:500,scrn:61:copy:100,scrn:61:copy:500,esn:128:copy:100,esn:128:copy:500," +
+	"fc-urnn:86:adding:400,exprnn:125:adding:400,scornn:125:adding:400,scrn:80:adding:400,esn:512:adding:400," +
 	"urnn:128:copy:100:x2,urnn:128:copy:100:x8,lstm:40:copy:100:x2,lstm:40:copy:100:x8," +
 	"tanh:80:copy:100:x2,tanh:80:copy:100:x8,lt-ornn:80:copy:100:x2,lt-ornn:80:copy:100:x8"
 
