@@ -54,8 +54,8 @@ fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${addingR
 	echo "## Which solve which task within the same budget of steps, and of seconds"
 	echo
 	echo "\`longmemory verdict docs/successors.tsv\`: **reproduced** means the model solves the task (median final held-out loss"
-	echo "over 8 seeds below a tenth of the baseline on copy, below an MSE of 0.01 on adding) within the budget; **not reproduced**, that it is flat above it in every seed at the budget"
-	echo "(or, for a budget of seconds, has not solved it when the budget is spent); **open**, that it is still falling (in a seed) or short of"
+	echo "over 8 seeds below a tenth of the baseline on copy, below an MSE of 0.01 on adding) within the budget; **not reproduced**, that it has not"
+	echo "solved it when the budget is spent (each run is judged at the budget, whatever it did after); **open**, that a run is short of"
 	echo "the budget (with the hours the rest would take); **not run**, no run yet. The budget of seconds is training time with"
 	echo "a run's 8 replicas at once on the project's 2-core machines: each run gets the steps it buys at its own measured speed"
 	echo "(the median seconds a step, pauses left out), 480 s on copy and 1500 s on adding (docs/successors.tsv says why). Those"

@@ -83,8 +83,10 @@ const notScored = "no held-out loss yet"
 // With budget > 0 (seconds of training) every replica's log is first cut after the steps
 // that budget buys at the run's speed (the median over its replicas of runs.StepSeconds, its
 // replicas trained at once; the median, as a replica that diverged early logs a few steps
-// of another pace), so that runs of different models compare at equal training time.
-func readGroup(dir string, threshold func(task string, baseline float64) float64, budget float64) (groupResult, error) {
+// of another pace), so that runs of different models compare at equal training time. With
+// stepBudget > 0 (a budget of steps) it is cut after that step, so that a run trained on
+// beyond the budget is judged at it.
+func readGroup(dir string, threshold func(task string, baseline float64) float64, budget float64, stepBudget int) (groupResult, error) {
 	g := groupResult{name: filepath.Base(dir), steps: math.MaxInt}
 	type replica struct {
 		name string
@@ -114,11 +116,15 @@ func readGroup(dir string, threshold func(task string, baseline float64) float64
 	if g.stepSeconds = runs.Median(speeds); math.IsNaN(g.stepSeconds) {
 		g.stepSeconds = 0
 	}
+	cut := stepBudget
 	if budget > 0 && g.stepSeconds > 0 {
 		g.budgetSteps = max(1, int(budget/g.stepSeconds))
+		cut = g.budgetSteps
+	}
+	if cut > 0 {
 		for i, r := range reps {
 			n := 0
-			for n < len(r.log) && r.log[n].Step <= g.budgetSteps {
+			for n < len(r.log) && r.log[n].Step <= cut {
 				n++
 			}
 			reps[i].log = r.log[:n]
@@ -278,9 +284,11 @@ func (g groupResult) describe() string {
 // statement is the paper's claim, quoted; learn-dirs and fail-dirs are comma-separated run
 // directories (relative to -runs) of the models the paper says learn and do not; criterion
 // is "baseline" (learning means ending below the baseline) or "solved" (below runs.SolvedLoss);
-// horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them),
-// or a budget of seconds of training written with an s ("1500s"): each run is then judged at the steps that budget buys at
-// its own speed (readGroup), and a run that should learn and has not when the budget is spent does not reproduce the claim.
+// horizon, optional, is the number of steps a run gets to decide the claim (the paper's iterations where it states them:
+// a run still falling there asks for a longer one), a budget of steps written with " steps" ("3000 steps": each run is judged
+// at that step, and a run that should learn and has not by then does not reproduce the claim), or a budget of seconds of
+// training written with an s ("1500s"): each run is then judged at the steps that budget buys at its own speed (readGroup),
+// and, as with a budget of steps, a run that should learn and has not when the budget is spent does not reproduce the claim.
 // The hours a run still needs are at its measured speed (the median of its replicas' runs.StepSeconds, its replicas at once);
 // an open claim's hours add those of all its runs short of their horizons, which the run scripts train one after another;
 // when its learn-runs are all at their horizon and one is still falling, those of as many steps again for each of its runs.
@@ -333,15 +341,15 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		if len(cols) != 4 && len(cols) != 5 {
 			return fmt.Errorf("verdict: %s:%d: %d tab-separated fields, want 4 or 5 (statement, learn-dirs, fail-dirs, criterion[, horizon])", fs.Arg(0), line, len(cols))
 		}
-		horizon, budget := 0, 0.0 // steps, or seconds of training
+		horizon, budget, stepBudget := 0, 0.0, false // steps (a budget of them, if stepBudget), or seconds of training
 		if len(cols) == 5 {
 			var err error
-			if horizon, budget, err = parseHorizon(cols[4]); err != nil {
+			if horizon, budget, stepBudget, err = parseHorizon(cols[4]); err != nil {
 				return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 			}
 		}
 		if cols[3] == "outperforms" {
-			if budget > 0 {
+			if budget > 0 || stepBudget {
 				return fmt.Errorf("verdict: %s:%d: horizon %q: criterion outperforms takes a number of steps", fs.Arg(0), line, cols[4])
 			}
 			runsText, results, verdict, cost, err := outperforms(*runsDir, cols[1], cols[2], horizon)
@@ -376,7 +384,7 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		shortest := math.MaxInt               // the steps of the learn-runs short of their horizon, not learned yet (the fewest)
 		fallingAt := false                    // a learn-run is at its horizon, still falling
 		learnPending := false                 // a learn-run has not learned yet
-		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it, and at it still falling
+		var budgetShort, budgetSpent []string // with a budget of seconds: learn-runs short of it; with a budget of seconds or steps: at it, not learned
 		for i, list := range cols[1:3] {
 			learn := i == 0
 			for _, name := range strings.Split(list, ",") {
@@ -388,7 +396,11 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					missing = append(missing, name)
 					continue
 				}
-				g, err := readGroup(dir, threshold, budget)
+				cut := 0
+				if stepBudget {
+					cut = horizon
+				}
+				g, err := readGroup(dir, threshold, budget, cut)
 				if err != nil {
 					return fmt.Errorf("verdict: %s:%d: %w", fs.Arg(0), line, err)
 				}
@@ -434,11 +446,13 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 					if short {
 						toGo.add(g.hoursTo(h))
 						shortest = min(shortest, g.steps)
-					} else { // still falling at its horizon: the next stretch as long as the horizon
+					} else if !stepBudget { // still falling at its horizon: the next stretch as long as the horizon
 						again.add(g.hoursTo(g.steps + h))
 						fallingAt = true
 					}
 					switch {
+					case stepBudget && !short:
+						budgetSpent = append(budgetSpent, fmt.Sprintf("%s (at step %d)", g.name, h))
 					case budget > 0 && g.budgetSteps == 0:
 						budgetShort = append(budgetShort, fmt.Sprintf("%s (%d steps, too few to measure its speed)", g.name, g.steps))
 					case budget > 0 && short:
@@ -462,7 +476,11 @@ func verdictCmd(args []string, stdout, stderr io.Writer) error {
 		case !learnPending && len(unfinished) > 0:
 			verdict = fmt.Sprintf("**open**: runs that should not learn have not reached their horizon: %s; %s (%s)", strings.Join(unfinished, ", "), toGo, oneAfterAnother)
 		case len(budgetSpent) > 0: // one learn-run has failed within the budget, whatever the others do
-			verdict = fmt.Sprintf("**not reproduced** within the budget of %.0f s: still falling when it is spent, %s", budget, strings.Join(budgetSpent, ", "))
+			spentText := fmt.Sprintf("%.0f s", budget)
+			if stepBudget {
+				spentText = fmt.Sprintf("%d steps", horizon)
+			}
+			verdict = fmt.Sprintf("**not reproduced** within the budget of %s: still falling when it is spent, %s", spentText, strings.Join(budgetSpent, ", "))
 		case len(budgetShort) > 0:
 			verdict = fmt.Sprintf("**open**: a run that should learn has not yet, short of the budget of %.0f s: %s; %s (%s)", budget, strings.Join(budgetShort, ", "), toGo, oneAfterAnother)
 		case shortest < math.MaxInt:
@@ -556,7 +574,7 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 				missing = append(missing, name)
 				continue
 			}
-			g, err := readGroup(dir, func(_ string, b float64) float64 { return b }, 0)
+			g, err := readGroup(dir, func(_ string, b float64) float64 { return b }, 0, 0)
 			if err != nil {
 				return "", "", "", cost, err
 			}
@@ -614,20 +632,27 @@ func outperforms(runsDir, learn, fail string, horizon int) (runsText, results, v
 	return strings.Join(texts, "; "), strings.Join(res, "; "), verdict, cost, nil
 }
 
-// parseHorizon reads a claims file's horizon: a number of steps ("3000"), or seconds of
-// training ("1800s"), each run's replicas at once: a budget that runs of different speeds share.
-func parseHorizon(text string) (steps int, seconds float64, err error) {
-	bad := fmt.Errorf("horizon %q, want a number of steps >= 1 or of seconds > 0 followed by s", text)
+// parseHorizon reads a claims file's horizon: a number of steps ("3000"), a budget of steps
+// ("3000 steps", stepBudget), or seconds of training ("1800s"), each run's replicas at once: a
+// budget that runs of different speeds share.
+func parseHorizon(text string) (steps int, seconds float64, stepBudget bool, err error) {
+	bad := fmt.Errorf("horizon %q, want a number of steps >= 1, alone or followed by \" steps\" (a budget of steps), or of seconds > 0 followed by s", text)
+	if num, ok := strings.CutSuffix(text, " steps"); ok {
+		if steps, err = strconv.Atoi(num); err != nil || steps < 1 {
+			return 0, 0, false, bad
+		}
+		return steps, 0, true, nil
+	}
 	if num, ok := strings.CutSuffix(text, "s"); ok {
 		if seconds, err = strconv.ParseFloat(num, 64); err != nil || !(seconds > 0) || math.IsInf(seconds, 0) {
-			return 0, 0, bad
+			return 0, 0, false, bad
 		}
-		return 0, seconds, nil
+		return 0, seconds, false, nil
 	}
 	if steps, err = strconv.Atoi(text); err != nil || steps < 1 {
-		return 0, 0, bad
+		return 0, 0, false, bad
 	}
-	return steps, 0, nil
+	return steps, 0, false, nil
 }
 
 // hours writes a training time given in hours: in minutes below one hour.

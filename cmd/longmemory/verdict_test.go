@@ -349,16 +349,48 @@ func TestVerdictSecondsBudget(t *testing.T) {
 	if _, out := cli("verdict", "-runs", runs, claims); !strings.HasSuffix(out, "):\n\n- short within 3000 s (50 min)\n") {
 		t.Errorf("the open claims within 3 h:\n%s", out)
 	}
-	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5", "15OOs", "12xs"} {
+	for _, h := range []string{"0s", "-5s", "xs", "1e400s", "3.5", "15OOs", "12xs", "0 steps", "3.5 steps", " steps", "3000steps"} {
 		os.WriteFile(claims, []byte("C\tfast\t\tsolved\t"+h+"\n"), 0o644)
-		if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "horizon \""+h+"\", want a number of steps >= 1 or of seconds > 0 followed by s") {
+		if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "horizon \""+h+"\", want a number of steps >= 1, alone or followed by \" steps\" (a budget of steps), or of seconds > 0 followed by s") {
 			t.Errorf("horizon %s: exit %d, %q", h, code, out)
 		}
 	}
-	os.WriteFile(claims, []byte("C\tfast\tslow\toutperforms\t6s\n"), 0o644)
-	if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "criterion outperforms takes a number of steps") {
-		t.Errorf("outperforms with a budget of seconds: exit %d, %q", code, out)
+	for _, h := range []string{"6s", "6 steps"} {
+		os.WriteFile(claims, []byte("C\tfast\tslow\toutperforms\t"+h+"\n"), 0o644)
+		if code, out := cli("verdict", "-runs", runs, claims); code != 1 || !strings.Contains(out, "criterion outperforms takes a number of steps") {
+			t.Errorf("outperforms with a budget %q: exit %d, %q", h, code, out)
+		}
 	}
+}
+
+// TestVerdictStepsBudget: a budget of steps ("4 steps") judges each run at that step, its logs
+// cut there: a run that should learn and has not by then does not reproduce the claim, even
+// when it is still falling or learns later; one short of it is open, with the hours to it.
+func TestVerdictStepsBudget(t *testing.T) {
+	runs := t.TempDir()
+	writeRun(t, filepath.Join(runs, "quick"), 1, 1, 0.5, 0.05, 0.01, 0.01, 0.01) // solves at step 4
+	writeRun(t, filepath.Join(runs, "late"), 1, 1, 0.8, 0.6, 0.4, 0.2, 0.01)     // still falling at step 4, solves at 6
+	writeRun(t, filepath.Join(runs, "short"), 1, 1, 0.8)                         // 2 steps so far, 1 s a step
+	writeRun(t, filepath.Join(runs, "falling"), 1, 1, 0.8, 0.6, 0.4)             // 4 steps, still falling
+	claims := filepath.Join(t.TempDir(), "claims.tsv")
+	os.WriteFile(claims, []byte("quick within 4 steps\tquick\t\tsolved\t4 steps\n"+
+		"late within 4 steps\tlate\t\tsolved\t4 steps\n"+
+		"late within 6 steps\tlate\t\tsolved\t6 steps\n"+
+		"short within 4 steps\tshort\t\tsolved\t4 steps\n"+
+		"late, horizon 4\tlate\t\tsolved\t4\n"+
+		"falling within 4 steps\tfalling\t\tsolved\t4 steps\n"+
+		"falling, horizon 4\tfalling\t\tsolved\t4\n"), 0o644)
+	verdictRows(t, runs, claims,
+		"quick: 1 seeds × 4 steps, 4 s of training for the slowest replica (4 s the replicas' times added) | quick **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+		"late: 1 seeds × 4 steps, 4 s of training for the slowest replica (4 s the replicas' times added) | late **0.4000** [0.4000–0.4000] (still falling; baseline 1.0000) | **not reproduced** within the budget of 4 steps: still falling when it is spent, late (at step 4) |",
+		"late **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+		"| **open**: a run that should learn has not yet after 2 steps; the horizon of 4 steps would take 0 min more of training here",
+		// A plain horizon is not a budget: a run trained beyond it is judged at its end, and one
+		// still falling at it asks for a longer one.
+		"late: 1 seeds × 6 steps, 6 s of training for the slowest replica (6 s the replicas' times added) | late **0.0100** [0.0100–0.0100] (learns; baseline 1.0000) | **reproduced** |",
+		"| **not reproduced** within the budget of 4 steps: still falling when it is spent, falling (at step 4) |",
+		"| **open**: a run that should learn is still falling after 4 steps, its horizon of 4; longer runs decide",
+	)
 }
 
 // TestVerdictSolvedAdding: on the adding problem "solved" is a held-out MSE below 0.01 (issue
