@@ -1,5 +1,5 @@
 # Shared by docs/run_claims.sh and docs/run_successors.sh (sourced, not run): the longmemory
-# binary and the two steps every 8-seed setting takes.
+# binary and the steps an 8-seed setting takes (claim, fig; ridge for the ESN's closed-form readout).
 #   LM=build/lm bash docs/run_….sh   uses that binary instead of building bin/longmemory (for
 #                                    runs that continue while the code is edited)
 #   REPORT=1 bash docs/run_….sh      trains nothing: redraws the figures and rewrites the report
@@ -55,6 +55,16 @@ claim() { # name, then longmemory train flags: 8 seeds in $out/name
 	# the background (bash then ignores SIGINT and cannot trap it), as `make runs &` is. Another
 	# failure (a crash, the kernel's out-of-memory kill) is reported and the queue goes on.
 	case $code in 129 | 130 | 143) exit "$code" ;; esac
+}
+ridge() { # run name, then longmemory fit flags: each replica's readout fitted in closed form (ridge
+	# regression on its untrained reservoir, the ESN's own training) into its ridge.json; replicas
+	# fitted with the same flags are left as they are. Seconds to minutes, not checkpointed.
+	[ -n "${REPORT:-}${QUICK_DONE:-}" ] && return 0
+	local name=$1; shift
+	echo "== $name: longmemory fit $*"
+	local code=0
+	"$lm" fit "$@" "$out/$name" > /dev/null || code=$?
+	case $code in 0) ;; 129 | 130 | 143) exit "$code" ;; *) echo "== $name: fit failed, exit $code" ;; esac
 }
 fig() { # figure name, title, run names: median and min–max band over the seeds
 	local f=$1 title=$2; shift 2

@@ -8,6 +8,7 @@
 //	longmemory eval [-n 10000] DIR                 test-set loss and accuracy of DIR's checkpoint
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //	longmemory verdict [-runs DIR] CLAIMS.tsv        the papers' claims against the runs: reproduced or not
+//	longmemory fit [-sequences N] [-beta β] DIR…      an ESN run's readout in closed form (ridge.json), against its gradient-trained one
 //
 // `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
 // evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C, SIGTERM or
@@ -36,6 +37,7 @@ commands:
   eval    score a run's latest checkpoint on the test set (longmemory eval -h)
   summary one Markdown table row per run: steps, wall time, held-out loss, baseline
   verdict the papers' claims (a tab-separated file) against their runs: reproduced, not reproduced or open
+  fit     fit the readout of an ESN run's replicas in closed form (ridge regression), against their gradient-trained one
 `
 
 // run executes one command and returns the process exit code.
@@ -58,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = summary(args[1:], stdout, stderr)
 	case "verdict":
 		err = verdictCmd(args[1:], stdout, stderr)
+	case "fit":
+		err = fitCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
