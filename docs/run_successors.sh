@@ -38,8 +38,9 @@ ridge successors-adding-T400-esn-512 -sequences 2000 -beta 1
 claim arjovsky-adding-T400-lstm             -preset arjovsky/adding-T400/lstm-peephole-128 -steps 1300 -eval-every 100
 # The budget of steps for the models whose 10 000 steps take at most about 1.5 h here (the verdict's
 # hours at the first looks' speeds: full-capacity uRNN 1.4 h, expRNN 47 min, scoRNN 45 min, SCRN
-# 31 min), so that every claim within 3 h is decided before the ablations' quick part.
-for m in fc-urnn-86 exprnn-125 scornn-125 scrn-80; do
+# 31 min), so that every claim within 3 h is decided before the ablations' quick part; the
+# shortest first, so that a session that stops the queue leaves the fewest claims open.
+for m in scrn-80 scornn-125 exprnn-125 fc-urnn-86; do
 	claim "successors-adding-T400-$m" -preset "successors/adding-T400/$m" -steps 10000 -eval-every 100
 done
 quick_end # the ESN 512, the LSTM 128 and the uRNN 512 to 10 000 steps take 3 h or more each
