@@ -6,10 +6,9 @@
 # Usage, from the project root (resumable; see docs/runs.sh):
 #   bash docs/run_successors.sh [runs-dir]     (default docs/runs)
 #   LM=build/lm bash docs/run_successors.sh
-# Steps took here (2 cores, busy) at T = 100: uRNN 128 ~190 ms, full-capacity uRNN 61 ~85 ms,
-# expRNN 93 ~100 ms, scoRNN 93 ~90 ms, SCRN 61 ~75 ms, ESN 128 ~20 ms, LSTM 40 ~95 ms; the time
-# grows linearly with T (5× at T = 500). Copy at full size is therefore about 8 × 3000 steps ×
-# 0.2–1 s ≈ 1.5–7 h per model: the script is meant to be resumed over several sessions.
+# A step's time grows linearly with T, and the runs at full size take hours each (docs/SUCCESSORS.md
+# gives every run's measured seconds per step and hours): the script is meant to be resumed over
+# several sessions.
 set -euo pipefail
 source "$(dirname "$0")/runs.sh"
 # The uRNN and the LSTM of these presets train exactly what Arjovsky's presets at the same T
@@ -36,10 +35,10 @@ claim successors-adding-T400-scrn-80        -preset successors/adding-T400/scrn-
 claim successors-adding-T400-esn-512        -preset successors/adding-T400/esn-512         -steps 1600 -eval-every 100
 ridge successors-adding-T400-esn-512 -sequences 2000 -beta 1
 claim arjovsky-adding-T400-lstm             -preset arjovsky/adding-T400/lstm-peephole-128 -steps 1300 -eval-every 100
-# The budget of steps for the models whose 10 000 steps take at most about 1.5 h here (the verdict's
-# hours at the first looks' speeds: full-capacity uRNN 1.4 h, expRNN 47 min, scoRNN 45 min, SCRN
-# 31 min), so that every claim within 3 h is decided before the ablations' quick part; the
-# shortest first, so that a session that stops the queue leaves the fewest claims open.
+# The budget of steps for the models whose 10 000 steps take at most about 1.5 h here (docs/SUCCESSORS.md
+# lists the hours each open claim needs), so that every claim within 3 h is decided before the
+# ablations' quick part; the shortest first, so that a session that stops the queue leaves the
+# fewest claims open.
 for m in scrn-80 scornn-125 exprnn-125 fc-urnn-86; do
 	claim "successors-adding-T400-$m" -preset "successors/adding-T400/$m" -steps 10000 -eval-every 100
 done
