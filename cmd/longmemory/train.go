@@ -130,6 +130,8 @@ var presetFlags = []presetFlag{
 	field("seed", "random seed", 0, func(p *P) *uint64 { return &p.Train.Seed }, nil, ""),
 	field("eval-every", "evaluate on the held-out batch every N steps", 0, func(p *P) *int { return &p.Train.EvalEvery },
 		atLeast(1), "an integer >= 1"),
+	field("eval-batch", "sequences in the held-out batch (default 100, fewer on long tasks)", 0, func(p *P) *int { return &p.Train.EvalBatch },
+		atLeast(1), "an integer >= 1"),
 	field("checkpoint-every", "checkpoint every N steps (default 100)", 0, func(p *P) *int { return &p.Train.CheckpointEvery },
 		atLeast(1), "an integer >= 1"),
 	field("scale-hidden-grad", "divide the gradients with respect to the hidden states by T (Henaff et al. §4)", false,

@@ -1,0 +1,341 @@
+package claims
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+const every = 100 // steps between the synthetic runs' evaluations
+
+// curve is a seed's held-out losses at steps every, 2·every, …; +Inf ends it in a divergence.
+type curve []float64
+
+// synth builds a run from curves: one evaluation every `every` steps, a training step taking
+// 0.1 s, eval batch n.
+func synth(name, task string, baseline float64, n int, seeds ...curve) *Run {
+	r := &Run{Name: name, Task: task, Baseline: baseline, Plateau: math.NaN(), EvalBatch: n}
+	for i, c := range seeds {
+		var log []train.Record
+		for j, l := range c {
+			step := (j + 1) * every
+			log = append(log, train.Record{Step: step, EvalLoss: l, EvalAccuracy: math.NaN(), Seconds: 0.1 * float64(step)})
+		}
+		r.Seeds = append(r.Seeds, Seed{Seed: uint64(i), Log: log})
+	}
+	return r
+}
+
+// eight repeats f(seed) over 8 seeds.
+func eight(f func(seed int) curve) []curve {
+	var out []curve
+	for s := range 8 {
+		out = append(out, f(s))
+	}
+	return out
+}
+
+// shape returns n evaluations of v(i, n).
+func shape(n int, v func(i, n int) float64) curve {
+	c := make(curve, n)
+	for i := range c {
+		c[i] = v(i, n)
+	}
+	return c
+}
+
+func flat(level float64) func(int) curve {
+	return func(s int) curve {
+		return shape(50, func(i, _ int) float64 { return level * (1 + 0.01*math.Sin(float64(i+s))) })
+	}
+}
+
+func judge(t *testing.T, c Claim, rs ...*Run) Verdict {
+	t.Helper()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]*Run{}
+	for _, r := range rs {
+		m[r.Name] = r
+	}
+	return Judge(c, m)
+}
+
+func claim(test Test, learn []string, failTest Test, fail []string, horizon int) Claim {
+	return Claim{ID: "c", LearnTest: test, Learn: learn, FailTest: failTest, Fail: fail, Horizon: horizon, Reference: Baseline}
+}
+
+// Rule 1: a run is judged at the horizon; one that solves only after it does not count, and
+// one short of it leaves the claim open with its hours.
+func TestHorizon(t *testing.T) {
+	late := eight(func(s int) curve { // at the baseline to step 5000, solved from 6000 on
+		return shape(100, func(i, _ int) float64 {
+			if i < 60 {
+				return 0.17
+			}
+			return 0.001
+		})
+	})
+	r := synth("late", "copy", 0.17, 100, late...)
+	if v := judge(t, claim(Solves, []string{"late"}, None, nil, 5000), r); v.Outcome != NotReproduced {
+		t.Errorf("solved after the horizon: %s (%s), want not reproduced", v.Outcome, v.Reason)
+	}
+	if v := judge(t, claim(Solves, []string{"late"}, None, nil, 10000), r); v.Outcome != Reproduced {
+		t.Errorf("solved before the horizon: %s (%s), want reproduced", v.Outcome, v.Reason)
+	}
+	v := judge(t, claim(Solves, []string{"late"}, None, nil, 15000), r)
+	if v.Outcome != Open || math.Abs(v.HoursToGo-0.1*5000/3600) > 1e-9 {
+		t.Errorf("short of the horizon: %s, %g h (%s), want open with %g h", v.Outcome, v.HoursToGo, v.Reason, 0.1*5000/3600)
+	}
+	if v := judge(t, claim(Solves, []string{"late", "missing"}, None, nil, 5000), r); v.Outcome != NotRun {
+		t.Errorf("a run missing: %s, want not run", v.Outcome)
+	}
+	// A budget of seconds buys steps at the run's speed (0.1 s a step): 500 s is 5000 steps.
+	c := claim(Solves, []string{"late"}, None, nil, 0)
+	c.Horizon, c.Seconds = 0, 500
+	if v := judge(t, c, r); v.Outcome != NotReproduced || v.Runs[0].StepsJudged != 5000 {
+		t.Errorf("500 s at 0.1 s a step: %s at %d steps, want not reproduced at 5000", v.Outcome, v.Runs[0].StepsJudged)
+	}
+}
+
+// Rule 2: the final loss is the median of the last FinalK evaluations, so that one low
+// evaluation at the end does not solve the task; a divergence ends a seed at +Inf.
+func TestFinal(t *testing.T) {
+	dip := eight(func(int) curve {
+		c := shape(50, func(int, int) float64 { return 0.17 })
+		c[49] = 0.0001
+		return c
+	})
+	if v := judge(t, claim(Solves, []string{"dip"}, None, nil, 5000), synth("dip", "copy", 0.17, 100, dip...)); v.Outcome != NotReproduced {
+		t.Errorf("one low evaluation at the end: %s, want not reproduced", v.Outcome)
+	}
+	div := eight(func(s int) curve {
+		if s < 5 {
+			return curve{0.17, 0.17, math.Inf(1)} // diverged at step 300: done, not short
+		}
+		return shape(50, func(int, int) float64 { return 0.001 })
+	})
+	v := judge(t, claim(Solves, []string{"div"}, None, nil, 5000), synth("div", "copy", 0.17, 100, div...))
+	if v.Outcome != NotReproduced || v.Runs[0].Diverged != 5 || !math.IsInf(v.Runs[0].FinalMedian, 1) {
+		t.Errorf("5 of 8 diverged: %s, %d diverged, median %g; want not reproduced, 5, +Inf", v.Outcome, v.Runs[0].Diverged, v.Runs[0].FinalMedian)
+	}
+}
+
+// Rule 3: "below" needs the margin: 5% under the baseline of adding, with 100 held-out
+// sequences, is within the noise; 40% under is below.
+func TestMargin(t *testing.T) {
+	near := synth("near", "adding", 1.0/6, 100, eight(flat(0.95/6))...)
+	if v := judge(t, claim(Below, []string{"near"}, None, nil, 5000), near); v.Outcome != NotReproduced {
+		t.Errorf("5%% under the baseline: %s (%s), want not reproduced", v.Outcome, v.Reason)
+	}
+	if v := judge(t, claim(Below, []string{"well"}, None, nil, 5000), synth("well", "adding", 1.0/6, 100, eight(flat(0.6/6))...)); v.Outcome != Reproduced {
+		t.Errorf("40%% under the baseline: %s (%s), want reproduced", v.Outcome, v.Reason)
+	}
+	if m := Margin("adding", 100, 8); m < 0.15 || m > 0.16 {
+		t.Errorf("Margin(adding, 100 sequences, 8 seeds) = %.4f, want 3·√(π/2)·1.183/10/√8 ≈ 0.157", m)
+	}
+	if m := Margin("adding", 1000, 8); m != MinMargin {
+		t.Errorf("Margin(adding, 1000, 8) = %g, want MinMargin", m)
+	}
+	if m := Margin("copy", 100, 8); m != MinMargin {
+		t.Errorf("Margin(copy) = %g, want MinMargin (the memoryless loss is the same on every sequence)", m)
+	}
+	// A run that should not go below the baseline and sits at it passes.
+	v := judge(t, claim(Below, []string{"well"}, NotBelow, []string{"near"}, 5000), synth("well", "adding", 1.0/6, 100, eight(flat(0.6/6))...), near)
+	if v.Outcome != Reproduced {
+		t.Errorf("one well below, one at the baseline: %s (%s), want reproduced", v.Outcome, v.Reason)
+	}
+}
+
+// Rule 4: a run said never to solve the task fails that when half its seeds reach the line.
+func TestNoSolve(t *testing.T) {
+	solver := synth("solver", "copy", 0.17, 100, eight(flat(0.001))...)
+	half := synth("half", "copy", 0.17, 100, eight(func(s int) curve {
+		if s%2 == 0 {
+			return flat(0.001)(s)
+		}
+		return flat(0.17)(s)
+	})...)
+	if v := judge(t, claim(Solves, []string{"solver"}, NoSolve, []string{"half"}, 5000), solver, half); v.Outcome != NotReproduced {
+		t.Errorf("4 of 8 fail-seeds solve it: %s (%s), want not reproduced", v.Outcome, v.Reason)
+	}
+	none := synth("none", "copy", 0.17, 100, eight(flat(0.17))...)
+	if v := judge(t, claim(Solves, []string{"solver"}, NoSolve, []string{"none"}, 5000), solver, none); v.Outcome != Reproduced {
+		t.Errorf("no fail-seed solves it: %s (%s), want reproduced", v.Outcome, v.Reason)
+	}
+}
+
+// Rule 5: speed is steps to the line over the seeds, censored at the horizon.
+func TestFaster(t *testing.T) {
+	at := func(step int) func(int) curve { // reaches 0.001 at step+every·s/2
+		return func(s int) curve {
+			k := step/every + s/2
+			return shape(100, func(i, _ int) float64 {
+				if i >= k {
+					return 0.001
+				}
+				return 0.17
+			})
+		}
+	}
+	fast := synth("fast", "adding", 1.0/6, 100, eight(at(2000))...)
+	slow := synth("slow", "adding", 1.0/6, 100, eight(at(6000))...)
+	v := judge(t, claim(Faster, []string{"fast"}, None, []string{"slow"}, 10000), fast, slow)
+	if v.Outcome != Reproduced || !(v.Runs[0].Comparisons[0].P < 0.001) {
+		t.Errorf("solves at ~2000 against ~6000 steps: %s (%s), want reproduced with p < 0.001", v.Outcome, v.Reason)
+	}
+	// Both solve eventually (the old rule's refutation), the fast one first: still faster.
+	if v.Runs[1].Reached != 8 {
+		t.Errorf("the slow run reached the line in %d of 8 seeds, want 8", v.Runs[1].Reached)
+	}
+	same := synth("same", "adding", 1.0/6, 100, eight(at(2000))...)
+	if v := judge(t, claim(Faster, []string{"fast"}, None, []string{"same"}, 10000), fast, same); v.Outcome != NotReproduced {
+		t.Errorf("the same speed: %s (%s), want not reproduced", v.Outcome, v.Reason)
+	}
+	// Censored: the slow one never reaches it by the horizon.
+	if v := judge(t, claim(Faster, []string{"fast"}, None, []string{"slow"}, 5000), fast, slow); v.Outcome != Reproduced {
+		t.Errorf("the slow run censored at 5000: %s (%s), want reproduced", v.Outcome, v.Reason)
+	}
+	// The fast side must itself reach the line in half its seeds: 3 of 8 that do, against 40
+	// seeds that never do, is significantly faster (p ≈ 0.003) but does not "solve" the task.
+	three := synth("three", "adding", 1.0/6, 100, eight(func(s int) curve {
+		if s < 3 {
+			return at(1000)(0)
+		}
+		return flat(0.17)(s)
+	})...)
+	var never []curve
+	for range 5 {
+		never = append(never, eight(flat(0.17))...)
+	}
+	if v := judge(t, claim(Faster, []string{"three"}, None, []string{"never"}, 5000), three, synth("never", "adding", 1.0/6, 100, never...)); v.Outcome != NotReproduced || !(v.Runs[0].Comparisons[0].P < Alpha) {
+		t.Errorf("3 of 8 reach the line, against 40 seeds that never do: %s (%s), want not reproduced with p < %g", v.Outcome, v.Reason, Alpha)
+	}
+	if v := judge(t, claim(Faster, []string{"slow"}, None, []string{"never"}, 5000), slow, synth("never", "adding", 1.0/6, 100, eight(flat(0.17))...)); v.Outcome != NotReproduced {
+		t.Errorf("neither reaches the line by the horizon: %s, want not reproduced", v.Outcome)
+	}
+}
+
+// Rule 6: level comparisons and accuracies by the rank test.
+func TestLowerAndAccuracy(t *testing.T) {
+	lo := synth("lo", "adding", 1.0/6, 100, eight(flat(0.05))...)
+	hi := synth("hi", "adding", 1.0/6, 100, eight(flat(0.08))...)
+	if v := judge(t, claim(Lower, []string{"lo"}, None, []string{"hi"}, 5000), lo, hi); v.Outcome != Reproduced {
+		t.Errorf("0.05 against 0.08: %s, want reproduced", v.Outcome)
+	}
+	if v := judge(t, claim(Lower, []string{"hi"}, None, []string{"lo"}, 5000), lo, hi); v.Outcome != NotReproduced {
+		t.Errorf("0.08 against 0.05: %s, want not reproduced", v.Outcome)
+	}
+	acc := func(name string, a float64) *Run {
+		r := synth(name, "mnist", math.Log(10), 100, eight(flat(1))...)
+		for i := range r.Seeds {
+			for j := range r.Seeds[i].Log {
+				r.Seeds[i].Log[j].EvalAccuracy = a + 0.001*float64(i)
+			}
+		}
+		return r
+	}
+	if v := judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.9), acc("b", 0.8)); v.Outcome != Reproduced {
+		t.Errorf("90%% against 80%%: %s, want reproduced", v.Outcome)
+	}
+	if v := judge(t, claim(MoreAccurate, []string{"b"}, None, []string{"a"}, 5000), acc("a", 0.9), acc("b", 0.8)); v.Outcome != NotReproduced {
+		t.Errorf("80%% against 90%%: %s, want not reproduced", v.Outcome)
+	}
+}
+
+// Rule 7: the trend. Slowly falling curves are still falling; flat curves, and flat curves with
+// spikes that come back down, are not (a comparison of the medians at the middle and at the
+// end would call a seed coming down from a spike "falling").
+func TestTrend(t *testing.T) {
+	slowly := eight(func(s int) curve {
+		return shape(50, func(i, n int) float64 { return 0.17 * math.Exp(-0.4*float64(i)/float64(n)) * (1 + 0.01*math.Sin(float64(i*s))) })
+	})
+	spiky := eight(func(s int) curve {
+		return shape(50, func(i, _ int) float64 {
+			switch {
+			case i >= 25 && i <= 28: // a blow-up in the second half, then back
+				return 11 / float64(i-24)
+			case i == 44+s%3:
+				return 3
+			}
+			return 0.17 * (1 + 0.01*math.Sin(float64(i+s)))
+		})
+	})
+	for _, tc := range []struct {
+		name string
+		c    []curve
+		want int
+	}{{"flat", eight(flat(0.17)), 0}, {"slowly falling", slowly, 8}, {"spiking and recovering", spiky, 0}} {
+		v := judge(t, claim(Below, []string{"r"}, None, nil, 5000), synth("r", "adding", 1.0/6, 100, tc.c...))
+		if v.Runs[0].Falling != tc.want {
+			t.Errorf("%s: %d of 8 seeds still falling, want %d", tc.name, v.Runs[0].Falling, tc.want)
+		}
+	}
+}
+
+func TestMannWhitney(t *testing.T) {
+	u, p := MannWhitney([]float64{1, 2, 3}, []float64{4, 5, 6})
+	if u != 9 || math.Abs(p-0.05) > 1e-12 {
+		t.Errorf("MannWhitney(1 2 3, 4 5 6) = %g, %g, want U = 9, p = 1/20", u, p)
+	}
+	inf := math.Inf(1)
+	u, p = MannWhitney([]float64{inf, inf}, []float64{inf, inf})
+	if u != 2 || p != 1 {
+		t.Errorf("all censored: U = %g, p = %g, want 2 and 1", u, p)
+	}
+	// The normal approximation agrees with the exact test where both apply (10 and 10: 184 756
+	// assignments, exact; the approximation is used above exactLimit).
+	a := []float64{1, 3, 4, 6, 8, 9, 12, 13, 15, 20}
+	b := []float64{2, 5, 7, 10, 11, 14, 16, 17, 18, 19}
+	_, exact := MannWhitney(a, b)
+	n := float64(len(a) + len(b))
+	z := (mwU(a, b) - 50 - 0.5) / math.Sqrt(100.0/12*(n+1))
+	if approx := 0.5 * math.Erfc(z/math.Sqrt2); math.Abs(approx-exact) > 0.02 {
+		t.Errorf("exact p %g, normal approximation %g", exact, approx)
+	}
+}
+
+// TestLossCV measures the coefficient of variation of the memoryless adding error on sampled
+// sequences against lossCV.
+func TestLossCV(t *testing.T) {
+	task := tasks.Adding{T: 10}
+	b, err := task.Sample(rand.New(rand.NewPCG(1, 2)), 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, sq float64
+	n := 0
+	for _, y := range b.Y {
+		e := (float64(y) - 1) * (float64(y) - 1)
+		sum, sq, n = sum+e, sq+e*e, n+1
+	}
+	mean := sum / float64(n)
+	cv := math.Sqrt(sq/float64(n)-mean*mean) / mean
+	if math.Abs(cv-lossCV["adding"]) > 0.02*lossCV["adding"] {
+		t.Errorf("measured CV %.4f, lossCV %.4f", cv, lossCV["adding"])
+	}
+}
+
+func TestRead(t *testing.T) {
+	good := "# comment\nid1\tsrc\tquote\tsolves\ta,b\tno-solve\tc\t5000\tbaseline\nid2\tsrc\tq\tfaster\ta\t-\tb\t1500s\tbaseline\n"
+	cs, err := Read(strings.NewReader(good), "good")
+	if err != nil || len(cs) != 2 || len(cs[0].Learn) != 2 || cs[1].Seconds != 1500 {
+		t.Fatalf("Read = %+v, %v", cs, err)
+	}
+	for _, bad := range []struct{ line, want string }{
+		{"id\tsrc\tq\tsolves\ta\t-\t-\t0\tbaseline", "horizon \"0\""},
+		{"id\tsrc\tq\tsolve\ta\t-\t-\t10\tbaseline", "learn test \"solve\""},
+		{"id\tsrc\tq\tfaster\ta\tno-solve\tb\t10\tbaseline", "compares with the fail runs"},
+		{"id\tsrc\tq\tsolves\ta\t-\t-\t10\tzero", "reference \"zero\""},
+		{"id\tsrc\tq\tsolves\ta\t-\t-\t10", "8 tab-separated fields, want 9"},
+	} {
+		if _, err := Read(strings.NewReader(bad.line), "f"); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Read(%q) = %v, want an error containing %q", bad.line, err, bad.want)
+		}
+	}
+}

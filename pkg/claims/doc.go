@@ -1,0 +1,45 @@
+// Package claims holds the papers' claims as data and judges them against the runs: one
+// function, [Judge], turns a claim and the logs of its runs into a [Verdict] (an [Outcome], the
+// statistics behind it and the reason in words). The command line's reports, docs/verdicts.json
+// and the notebooks all call it, so that a claim reads the same everywhere.
+//
+// # The rules
+//
+// The rules are stated once, in [Rules], which every report prints in its header:
+//
+//  1. Horizon. A claim names its horizon: a number of steps, or a budget of seconds of training
+//     (each run's replicas trained at once; the steps it buys at the run's measured speed,
+//     runs.StepSeconds). Every run of the claim is judged there, its log cut at the horizon. A
+//     run short of it (a seed that has neither reached it nor diverged) leaves the claim open,
+//     with the hours it still needs at its measured speed.
+//  2. Final loss. A seed's final loss is the median of its last [FinalK] held-out evaluations at
+//     or before the horizon (+Inf for a seed that diverged); a run's final is the median over its
+//     seeds, reported with the min and max.
+//  3. Levels ("go well below the baseline"). A run is below its line when its final median is
+//     under (1 − m)·line, m = [Margin]: at least [MinMargin], and at least three standard errors
+//     of that median for a model sitting at the line, from the relative standard error of one
+//     held-out evaluation ([EvalRSE]: the per-sequence loss's coefficient of variation over √N
+//     for N held-out sequences) over √seeds times √(π/2) (a median's efficiency).
+//  4. Thresholds ("solves", "perfect performance", "never able to find the solution"). A run
+//     solves the task when its final median is under the solved line (runs.SolvedLoss: a tenth of
+//     the reference on copy, an MSE of 0.01 on adding). A run that should not solve it fails
+//     that when at least half its seeds reach the line by the horizon (steps to the line, rule 5).
+//  5. Speed ("efficiently", "almost immediately", "only after a very long time"). A seed's steps
+//     to the line are the first evaluation step at which the median of its last [FinalK]
+//     evaluations is under the solved line; a seed that has not reached it at the horizon is
+//     censored there. Faster means: the runs that should be fast reach the line in at least half
+//     their seeds, and a one-sided Mann–Whitney test over the seeds (censored times tied with each
+//     other and after every observed time: Gehan's form of the test) gives p < [Alpha] against
+//     each slow run.
+//  6. Comparisons of levels ("achieves lower error") and of accuracies compare the seeds' finals
+//     (rule 2) by the same one-sided test at [Alpha].
+//  7. Trend. A seed is still falling when the Theil–Sen slope of its log-loss over the second
+//     half of the judged window (the median of the pairwise slopes, which a spike cannot move)
+//     takes more than [FallingDrop] off its loss across that half (a seed whose final is under the
+//     solved line is not counted). Verdicts report it; they are decided at the horizon all the same.
+//
+// A claim is reproduced when every run meets its side of the test, not reproduced when the
+// runs are at the horizon and one does not, open while a run is short of the horizon, and not
+// run when a run has no directory yet. Setting variants and ablations are judged by the same
+// rules into their own table, outside the claims' tally.
+package claims

@@ -1,0 +1,333 @@
+package claims
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+)
+
+// Outcome is a verdict's decision.
+type Outcome string
+
+const (
+	Reproduced    Outcome = "reproduced"
+	NotReproduced Outcome = "not_reproduced"
+	Open          Outcome = "open"
+	NotRun        Outcome = "not_run"
+)
+
+// Outcomes lists the outcomes in the order tallies give them.
+var Outcomes = []Outcome{Reproduced, NotReproduced, Open, NotRun}
+
+// Text is the outcome in words: "reproduced", "not reproduced", "open", "not run".
+func (o Outcome) Text() string { return strings.ReplaceAll(string(o), "_", " ") }
+
+// Verdict is a claim judged: its outcome, the statistics of each run and the reason in words.
+type Verdict struct {
+	Claim   Claim
+	Outcome Outcome
+	Reason  string
+	Runs    []RunStats
+	// HoursToGo is the training an open claim's runs still need to reach the horizon, one run
+	// after another, each at its measured speed with its replicas at once (NaN when a run short
+	// of it is too new to time; 0 when not open).
+	HoursToGo float64
+}
+
+// RunStats is what the judge measured of one run.
+type RunStats struct {
+	Name                            string
+	Fail                            bool // the run is on the side the claim says fails
+	Test                            Test // the test this run must pass (for the fail side of a comparison: None)
+	Seeds                           int
+	StepsJudged                     int       // the horizon in steps (with a budget of seconds: the steps it buys)
+	Steps                           int       // the fewest steps a seed has at or before the horizon (not counting seeds that diverged)
+	Finals                          []float64 // per seed, rule 2 (+Inf: diverged)
+	Accuracies                      []float64 // per seed, rule 2 (NaN: not a classifier)
+	FinalMedian, FinalMin, FinalMax float64
+	Line                            float64 // the line of the run's test: the solved loss, or the reference (with Margin)
+	Reference                       float64 // the baseline or the plateau
+	Margin                          float64 // rule 3's margin (levels)
+	StepsToLine                     []int   // per seed, rule 5: -1 when not reached by the horizon (censored)
+	Reached                         int     // seeds that reached the solved line
+	Falling                         int     // seeds still falling (rule 7)
+	Diverged                        int
+	Short                           bool    // a seed has neither reached the horizon nor diverged
+	StepSeconds                     float64 // the run's measured time per step, replicas at once
+	Hosts                           []string
+	Pass                            bool // the run passed its side of the test (for comparisons: every comparison)
+	Comparisons                     []Comparison
+}
+
+// Comparison is one rank test of a run against a run of the other side.
+type Comparison struct {
+	Against string
+	Test    string // what was compared, in words
+	U, P    float64
+}
+
+// Judge decides claim c from its runs (by name; a name missing from runs has not been run).
+// It reads nothing but its arguments.
+func Judge(c Claim, byName map[string]*Run) Verdict {
+	v := Verdict{Claim: c, HoursToGo: 0}
+	var missing, short []string
+	untimed := false
+	hours := 0.0
+	for side, names := range [][]string{c.Learn, c.Fail} {
+		for _, name := range names {
+			r := byName[name]
+			if r == nil {
+				missing = append(missing, name)
+				continue
+			}
+			test := c.LearnTest
+			if side == 1 {
+				test = c.FailTest
+			}
+			s := measure(c, r, test, side == 1)
+			v.Runs = append(v.Runs, s)
+			if s.Short {
+				short = append(short, fmt.Sprintf("%s (%d of %d steps)", name, s.Steps, s.StepsJudged))
+				if h := s.StepSeconds * float64(s.StepsJudged-s.Steps) / 3600; math.IsNaN(h) || s.StepsJudged == 0 {
+					untimed = true
+				} else {
+					hours += h
+				}
+			}
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		v.Outcome = NotRun
+		v.Reason = "not run yet: " + strings.Join(missing, ", ")
+		return v
+	case len(short) > 0:
+		v.Outcome = Open
+		v.HoursToGo = hours
+		if untimed {
+			v.HoursToGo = math.NaN()
+		}
+		v.Reason = fmt.Sprintf("short of the horizon of %s: %s; %s", c.HorizonText(), strings.Join(short, ", "), HoursText(v.HoursToGo))
+		return v
+	}
+	// Comparisons: each run of the learn side against each of the fail side.
+	if c.LearnTest.comparative() {
+		for i := range v.Runs {
+			if v.Runs[i].Fail {
+				continue
+			}
+			for j := range v.Runs {
+				if v.Runs[j].Fail {
+					v.Runs[i].Comparisons = append(v.Runs[i].Comparisons, compare(c.LearnTest, v.Runs[i], v.Runs[j]))
+				}
+			}
+		}
+	}
+	var failed, passed []string
+	for i := range v.Runs {
+		s := &v.Runs[i]
+		s.Pass = pass(*s)
+		if s.Test == None {
+			continue
+		}
+		if s.Pass {
+			passed = append(passed, s.describe())
+		} else {
+			failed = append(failed, s.describe())
+		}
+	}
+	if len(failed) == 0 {
+		v.Outcome = Reproduced
+		v.Reason = "at " + c.HorizonText() + ": " + strings.Join(passed, "; ")
+	} else {
+		v.Outcome = NotReproduced
+		v.Reason = "at " + c.HorizonText() + ": " + strings.Join(failed, "; ")
+	}
+	return v
+}
+
+// measure reads r at c's horizon for test.
+func measure(c Claim, r *Run, test Test, fail bool) RunStats {
+	s := RunStats{Name: r.Name, Fail: fail, Test: test, Seeds: len(r.Seeds), StepSeconds: r.StepSeconds(), Hosts: r.Hosts}
+	if fail && c.LearnTest.comparative() {
+		s.Test = None
+	}
+	s.StepsJudged = c.Horizon
+	if c.Seconds > 0 {
+		s.StepsJudged = 0
+		if s.StepSeconds > 0 {
+			s.StepsJudged = max(1, int(c.Seconds/s.StepSeconds))
+		}
+	}
+	s.Reference = r.Baseline
+	if c.Reference == Plateau {
+		s.Reference = r.Plateau
+	}
+	solved := runs.SolvedLoss(r.Task, s.Reference)
+	s.Margin = Margin(r.Task, r.EvalBatch, len(r.Seeds))
+	s.Line = solved
+	if test == Below || test == NotBelow {
+		s.Line = s.Reference
+	}
+	s.Steps = math.MaxInt
+	for _, seed := range r.Seeds {
+		h := s.StepsJudged
+		if h == 0 {
+			h = math.MaxInt
+		}
+		e := cut(seed.Log, h)
+		loss, acc := e.final()
+		s.Finals, s.Accuracies = append(s.Finals, loss), append(s.Accuracies, acc)
+		if e.diverged {
+			s.Diverged++
+		} else {
+			s.Steps = min(s.Steps, e.last)
+			if e.last < s.StepsJudged || s.StepsJudged == 0 || len(e.loss) == 0 {
+				s.Short = true
+			}
+		}
+		at := e.stepsTo(solved)
+		s.StepsToLine = append(s.StepsToLine, at)
+		if at >= 0 {
+			s.Reached++
+		}
+		if e.falling(s.StepsJudged) && !(loss < solved) { // a solved seed's last decimals are not learning
+			s.Falling++
+		}
+	}
+	if s.Steps == math.MaxInt {
+		s.Steps = s.StepsJudged // every seed diverged
+	}
+	if len(r.Seeds) == 0 {
+		s.Short, s.Steps = true, 0
+	}
+	s.FinalMedian = runs.Median(s.Finals)
+	s.FinalMin, s.FinalMax = math.NaN(), math.NaN()
+	if len(s.Finals) > 0 {
+		s.FinalMin, s.FinalMax = slices.Min(s.Finals), slices.Max(s.Finals)
+	}
+	return s
+}
+
+// pass decides a run's side of the test (rules 3–6).
+func pass(s RunStats) bool {
+	switch s.Test {
+	case Solves:
+		return s.FinalMedian < s.Line
+	case NoSolve:
+		return 2*s.Reached < s.Seeds
+	case Below:
+		return s.FinalMedian < (1-s.Margin)*s.Line
+	case NotBelow:
+		return !(s.FinalMedian < (1-s.Margin)*s.Line)
+	case Faster, Lower, MoreAccurate:
+		if s.Test == Faster && 2*s.Reached < s.Seeds {
+			return false
+		}
+		for _, c := range s.Comparisons {
+			if !(c.P < Alpha) {
+				return false
+			}
+		}
+		return len(s.Comparisons) > 0
+	}
+	return true
+}
+
+// compare runs rule 5 or 6's one-sided test of a (the learn side) against b.
+func compare(t Test, a, b RunStats) Comparison {
+	var x, y []float64
+	var what string
+	switch t {
+	case Faster:
+		times := func(s RunStats) (v []float64) {
+			for _, n := range s.StepsToLine {
+				if n < 0 {
+					v = append(v, math.Inf(1))
+				} else {
+					v = append(v, float64(n))
+				}
+			}
+			return v
+		}
+		x, y, what = times(a), times(b), "steps to the solved line, censored at the horizon (one-sided Mann–Whitney, Gehan)"
+	case Lower:
+		x, y, what = a.Finals, b.Finals, "final losses (one-sided Mann–Whitney)"
+	case MoreAccurate:
+		for _, v := range a.Accuracies {
+			x = append(x, -v)
+		}
+		for _, v := range b.Accuracies {
+			y = append(y, -v)
+		}
+		what = "final accuracies (one-sided Mann–Whitney)"
+	}
+	u, p := MannWhitney(x, y)
+	return Comparison{Against: b.Name, Test: what, U: u, P: p}
+}
+
+// describe says in words how a run fared on its test.
+func (s RunStats) describe() string {
+	var b strings.Builder
+	verb := map[bool]string{true: "passes", false: "fails"}[s.Pass]
+	switch s.Test {
+	case Solves:
+		fmt.Fprintf(&b, "%s %s \"solves\": final %s against the solved line %.4f", s.Name, verb, s.finalText(), s.Line)
+	case NoSolve:
+		fmt.Fprintf(&b, "%s %s \"does not solve\": %d of %d seeds reach the solved line %.4f (final %s)", s.Name, verb, s.Reached, s.Seeds, s.Line, s.finalText())
+	case Below:
+		fmt.Fprintf(&b, "%s %s \"below\": final %s against %.4f, %.0f%% under the line %.4f", s.Name, verb, s.finalText(), (1-s.Margin)*s.Line, 100*s.Margin, s.Line)
+	case NotBelow:
+		fmt.Fprintf(&b, "%s %s \"not below\": final %s against %.4f, %.0f%% under the line %.4f", s.Name, verb, s.finalText(), (1-s.Margin)*s.Line, 100*s.Margin, s.Line)
+	case Faster, Lower, MoreAccurate:
+		fmt.Fprintf(&b, "%s %s \"%s\"", s.Name, verb, s.Test)
+		if s.Test == Faster {
+			fmt.Fprintf(&b, " (%d of %d seeds reach the solved line %.4f, median step %s)", s.Reached, s.Seeds, s.Line, medianSteps(s.StepsToLine))
+		}
+		for _, c := range s.Comparisons {
+			fmt.Fprintf(&b, ", against %s p = %.3f", c.Against, c.P)
+		}
+	}
+	if s.Falling > 0 {
+		fmt.Fprintf(&b, "; still falling in %d of %d seeds", s.Falling, s.Seeds)
+	}
+	if s.Diverged > 0 {
+		fmt.Fprintf(&b, "; %d of %d diverged", s.Diverged, s.Seeds)
+	}
+	return b.String()
+}
+
+func (s RunStats) finalText() string {
+	return fmt.Sprintf("%.4f [%.4f–%.4f]", s.FinalMedian, s.FinalMin, s.FinalMax)
+}
+
+// medianSteps is the median of steps-to-line with the censored ones after every other ("—"
+// when the median is censored).
+func medianSteps(v []int) string {
+	f := make([]float64, len(v))
+	for i, n := range v {
+		f[i] = float64(n)
+		if n < 0 {
+			f[i] = math.Inf(1)
+		}
+	}
+	m := runs.Median(f)
+	if math.IsInf(m, 1) || math.IsNaN(m) {
+		return "not reached"
+	}
+	return fmt.Sprintf("%.0f", m)
+}
+
+// HoursText writes the training time an open claim still needs.
+func HoursText(h float64) string {
+	switch {
+	case math.IsNaN(h):
+		return "a time not measured yet (too few steps logged to time a run)"
+	case h < 1:
+		return fmt.Sprintf("%.0f min more of training here", 60*h)
+	}
+	return fmt.Sprintf("%.1f h more of training here", h)
+}

@@ -1,0 +1,70 @@
+package claims
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
+)
+
+// Load reads the run directory dir (its replicas, or dir itself as one seed) into a Run named
+// for the directory; nil, nil when dir does not exist. A replica with no run.json yet (just
+// starting) counts as a seed with an empty log.
+func Load(dir string) (*Run, error) {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	r := &Run{Name: filepath.Base(dir), Plateau: math.NaN()}
+	for _, rep := range runs.RunDirs(dir) {
+		meta, log, err := runs.Read(rep)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		r.Seeds = append(r.Seeds, Seed{Seed: runs.ReplicaSeed(rep), Log: log})
+		if meta.Preset.Task.Kind == "" {
+			continue
+		}
+		r.Task = cmp.Or(r.Task, meta.Preset.Task.Kind)
+		r.Baseline = cmp.Or(r.Baseline, meta.Baseline)
+		r.EvalBatch = cmp.Or(r.EvalBatch, meta.Preset.Train.EvalBatch)
+		if meta.Preset.Task.Kind == "varcopy" && math.IsNaN(r.Plateau) {
+			task, err := meta.Preset.Task.Build()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", rep, err)
+			}
+			r.Plateau = task.(tasks.VariableCopy).RecallBaseline()
+		}
+		for _, sp := range meta.Spans {
+			if h := cmp.Or(sp.Host, "a machine not recorded"); !slices.Contains(r.Hosts, h) {
+				r.Hosts = append(r.Hosts, h)
+			}
+		}
+	}
+	return r, nil
+}
+
+// LoadAll reads every run the claims name from runsDir, once each.
+func LoadAll(runsDir string, cs ...[]Claim) (map[string]*Run, error) {
+	out := map[string]*Run{}
+	for _, list := range cs {
+		for _, c := range list {
+			for _, name := range slices.Concat(c.Learn, c.Fail) {
+				if _, ok := out[name]; ok {
+					continue
+				}
+				r, err := Load(filepath.Join(runsDir, name))
+				if err != nil {
+					return nil, err
+				}
+				out[name] = r
+			}
+		}
+	}
+	return out, nil
+}

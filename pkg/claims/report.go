@@ -1,0 +1,180 @@
+package claims
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+)
+
+// Rules are the package doc's rules, as every report prints them in its header.
+func Rules() []string {
+	return []string{
+		"**Horizon.** Every run of a claim is judged at the claim's horizon (a number of steps, or a budget of seconds of training: the steps it buys at the run's measured speed, its replicas at once), its log cut there. A run short of it leaves the claim open, with the hours it still needs at its measured speed.",
+		fmt.Sprintf("**Final loss.** A seed's final loss is the median of its last %d held-out evaluations at or before the horizon (+Inf for a seed that diverged); a run's final is the median over its seeds, with the min and max.", FinalK),
+		fmt.Sprintf("**Levels** (\"go well below the baseline\"). A run is below its line (the memoryless baseline, or the variable-length copy's timing plateau S·ln K/(T + 2S)) when its final median is under (1 − m)·line, m at least %.0f%% and at least three standard errors of that median for a model at the line (one evaluation of N held-out sequences has a relative standard error of CV/√N; CV = %.2f on adding, 0 on copy, where the memoryless loss is the same on every sequence).", 100*MinMargin, lossCV["adding"]),
+		"**Thresholds** (\"solves\", \"perfect performance\", \"never able to find the solution\"). A run solves the task when its final median is under the solved line (a tenth of the reference on copy, an MSE of 0.01 on adding). A run said not to solve it fails that when at least half its seeds reach the line by the horizon.",
+		fmt.Sprintf("**Speed** (\"efficiently\", \"almost immediately\", \"only after a very long time\"). A seed's steps to the line are the first evaluation step where the median of its last %d evaluations is under the solved line, censored at the horizon. Faster means: the fast runs reach the line in at least half their seeds, and a one-sided Mann–Whitney test over the seeds (censored times tied after every observed one: Gehan's test) gives p < %g against each slow run.", FinalK, Alpha),
+		fmt.Sprintf("**Comparisons** of levels (\"achieves lower error\") and accuracies compare the seeds' finals by the same one-sided test at α = %g.", Alpha),
+		fmt.Sprintf("**Trend.** A seed is still falling when the Theil–Sen slope of its log-loss over the second half of the judged window (the median of pairwise slopes, which a spike cannot move) takes more than %.0f%% off its loss across that half (a seed already under the solved line is not counted). Reported; the verdict is still decided at the horizon.", 100*FallingDrop),
+		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not, **open** while a run is short of the horizon, and **not run** while a run has no directory.",
+	}
+}
+
+// WriteRules writes Rules as a Markdown list.
+func WriteRules(w io.Writer) {
+	for _, r := range Rules() {
+		fmt.Fprintf(w, "- %s\n", r)
+	}
+}
+
+// WriteTable writes verdicts as a Markdown table, then their tally.
+func WriteTable(w io.Writer, vs []Verdict) {
+	fmt.Fprintln(w, "| claim | test | runs at the horizon: final held-out loss, median [min–max] over seeds | verdict |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, v := range vs {
+		c := v.Claim
+		test := string(c.LearnTest)
+		if c.FailTest != None {
+			test += " / " + string(c.FailTest)
+		}
+		test += ", " + c.HorizonText()
+		var rs []string
+		for _, s := range v.Runs {
+			rs = append(rs, s.cell())
+		}
+		fmt.Fprintf(w, "| %s %s: \"%s\" | %s | %s | **%s**: %s |\n", c.ID, c.Source, c.Quote, test, strings.Join(rs, "; "), v.Outcome.Text(), v.Reason)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, Tally(vs))
+}
+
+// cell writes a run's statistics for a table cell.
+func (s RunStats) cell() string {
+	side := "succeed"
+	if s.Fail {
+		side = "fail"
+	}
+	text := fmt.Sprintf("%s (said to %s): %d seeds, %d of %d steps", s.Name, side, s.Seeds, min(s.Steps, s.StepsJudged), s.StepsJudged)
+	if !math.IsNaN(s.FinalMedian) {
+		text += fmt.Sprintf(", final %s", s.finalText())
+		if !math.IsNaN(s.Accuracies[0]) {
+			text += fmt.Sprintf(", accuracy %.1f%%", 100*runs.Median(s.Accuracies))
+		}
+	}
+	if s.Reached > 0 {
+		text += fmt.Sprintf(", %d reach the solved line (median step %s)", s.Reached, medianSteps(s.StepsToLine))
+	}
+	return text
+}
+
+// Tally counts verdicts by outcome, in a sentence.
+func Tally(vs []Verdict) string {
+	n := map[Outcome]int{}
+	for _, v := range vs {
+		n[v.Outcome]++
+	}
+	return fmt.Sprintf("Of %d claims: %d reproduced, %d not reproduced, %d open, %d not run.", len(vs), n[Reproduced], n[NotReproduced], n[Open], n[NotRun])
+}
+
+// jsonVerdicts is docs/verdicts.json.
+type jsonVerdicts struct {
+	FinalK      int           `json:"final_k"`
+	Alpha       float64       `json:"alpha"`
+	MinMargin   float64       `json:"min_margin"`
+	FallingDrop float64       `json:"falling_drop"`
+	Rules       []string      `json:"rules"`
+	Claims      []jsonVerdict `json:"claims"`
+	Variants    []jsonVerdict `json:"variants"`
+}
+
+type jsonVerdict struct {
+	ID        string    `json:"id"`
+	Paper     string    `json:"paper"`
+	Quote     string    `json:"quote"`
+	Outcome   Outcome   `json:"outcome"`
+	Horizon   string    `json:"horizon"`
+	Reason    string    `json:"reason"`
+	HoursToGo *float64  `json:"hours_to_go,omitempty"`
+	Runs      []jsonRun `json:"runs"`
+}
+
+type jsonRun struct {
+	Name             string     `json:"name"`
+	Side             string     `json:"side"`
+	Test             Test       `json:"test"`
+	Seeds            int        `json:"seeds"`
+	StepsJudged      int        `json:"steps_judged"`
+	Steps            int        `json:"steps"`
+	FinalMedian      *float64   `json:"final_median"`
+	FinalMin         *float64   `json:"final_min"`
+	FinalMax         *float64   `json:"final_max"`
+	Line             float64    `json:"line"`
+	Margin           float64    `json:"margin"`
+	StepsToThreshold []*int     `json:"steps_to_threshold"`
+	Falling          int        `json:"falling"`
+	Diverged         int        `json:"diverged"`
+	Pass             bool       `json:"pass"`
+	Comparisons      []jsonComp `json:"comparisons,omitempty"`
+}
+
+type jsonComp struct {
+	Against string  `json:"against"`
+	Test    string  `json:"test"`
+	U       float64 `json:"u"`
+	PValue  float64 `json:"p_value"`
+}
+
+// num is v for JSON: null when NaN or infinite (a diverged run's final).
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func toJSON(vs []Verdict) []jsonVerdict {
+	out := []jsonVerdict{}
+	for _, v := range vs {
+		j := jsonVerdict{ID: v.Claim.ID, Paper: v.Claim.Source, Quote: v.Claim.Quote, Outcome: v.Outcome,
+			Horizon: v.Claim.HorizonText(), Reason: v.Reason, Runs: []jsonRun{}}
+		if v.Outcome == Open {
+			j.HoursToGo = num(v.HoursToGo)
+		}
+		for _, s := range v.Runs {
+			side := "succeeds"
+			if s.Fail {
+				side = "fails"
+			}
+			r := jsonRun{Name: s.Name, Side: side, Test: s.Test, Seeds: s.Seeds, StepsJudged: s.StepsJudged, Steps: min(s.Steps, s.StepsJudged),
+				FinalMedian: num(s.FinalMedian), FinalMin: num(s.FinalMin), FinalMax: num(s.FinalMax), Line: s.Line, Margin: s.Margin,
+				Falling: s.Falling, Diverged: s.Diverged, Pass: s.Pass, StepsToThreshold: []*int{}}
+			for _, n := range s.StepsToLine {
+				if n < 0 {
+					r.StepsToThreshold = append(r.StepsToThreshold, nil)
+				} else {
+					r.StepsToThreshold = append(r.StepsToThreshold, &n)
+				}
+			}
+			for _, c := range s.Comparisons {
+				r.Comparisons = append(r.Comparisons, jsonComp{Against: c.Against, Test: c.Test, U: c.U, PValue: c.P})
+			}
+			j.Runs = append(j.Runs, r)
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// WriteJSON writes docs/verdicts.json: the rules' constants, the claims' verdicts and, apart,
+// the setting variants'.
+func WriteJSON(w io.Writer, claims, variants []Verdict) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(jsonVerdicts{FinalK: FinalK, Alpha: Alpha, MinMargin: MinMargin, FallingDrop: FallingDrop,
+		Rules: Rules(), Claims: toJSON(claims), Variants: toJSON(variants)})
+}

@@ -1,0 +1,213 @@
+package claims
+
+import (
+	"math"
+	"slices"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+// evals are a seed's held-out evaluations up to the horizon.
+type evals struct {
+	steps    []int
+	loss     []float64 // +Inf at the step where it diverged (the last)
+	acc      []float64
+	last     int  // the last step logged at or before the horizon
+	diverged bool // its log ends in a divergence at or before the horizon
+}
+
+// cut returns the evaluations of log at or before step horizon.
+func cut(log []train.Record, horizon int) evals {
+	var e evals
+	for _, r := range log {
+		if r.Step > horizon {
+			break
+		}
+		e.last = r.Step
+		if math.IsNaN(r.EvalLoss) {
+			continue
+		}
+		e.steps, e.loss, e.acc = append(e.steps, r.Step), append(e.loss, r.EvalLoss), append(e.acc, r.EvalAccuracy)
+		if math.IsInf(r.EvalLoss, 1) {
+			e.diverged = true
+		}
+	}
+	return e
+}
+
+// final is rule 2: the median of the last FinalK evaluations (+Inf once diverged), and the same
+// of the accuracies; NaN, NaN with no evaluation.
+func (e evals) final() (loss, acc float64) {
+	n := len(e.loss)
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	if e.diverged {
+		return math.Inf(1), 0 // a classifier that diverged gets nothing right
+	}
+	k := min(FinalK, n)
+	return runs.Median(e.loss[n-k:]), runs.Median(e.acc[n-k:])
+}
+
+// stepsTo is rule 5: the first evaluation step at which the median of the last FinalK
+// evaluations is under line, or -1 when none is by the horizon (censored).
+func (e evals) stepsTo(line float64) int {
+	for i := FinalK - 1; i < len(e.loss); i++ {
+		if math.IsInf(e.loss[i], 1) {
+			break
+		}
+		if runs.Median(e.loss[i-FinalK+1:i+1]) < line {
+			return e.steps[i]
+		}
+	}
+	return -1
+}
+
+// falling is rule 7: whether the Theil–Sen trend of the log-loss over the evaluations in the
+// second half of [0, horizon] takes more than FallingDrop off the loss across that half.
+func (e evals) falling(horizon int) bool {
+	if e.diverged {
+		return false
+	}
+	var x, y []float64
+	for i, s := range e.steps {
+		if 2*s >= horizon && e.loss[i] > 0 {
+			x, y = append(x, float64(s)), append(y, math.Log(e.loss[i]))
+		}
+	}
+	if len(x) < 3 {
+		return false
+	}
+	return math.Exp(TheilSen(x, y)*float64(horizon)/2) < 1-FallingDrop
+}
+
+// TheilSen returns the median of the slopes (y_j − y_i)/(x_j − x_i) over the pairs i < j with
+// x_i ≠ x_j (NaN if there are none): a line fit that up to about 29% of outlying points cannot
+// move.
+func TheilSen(x, y []float64) float64 {
+	var s []float64
+	for i := range x {
+		for j := i + 1; j < len(x); j++ {
+			if x[j] != x[i] {
+				s = append(s, (y[j]-y[i])/(x[j]-x[i]))
+			}
+		}
+	}
+	return runs.Median(s)
+}
+
+// MannWhitney tests whether the values of a tend to be smaller than those of b: it returns
+// U = Σ_{i,j} ([a_i < b_j] + ½[a_i = b_j]) and the one-sided p-value P(U ≥ observed) when the
+// pooled values are assigned to the two groups at random. +Inf values (censored times) tie
+// with each other and come after every finite value, which makes it Gehan's test for data
+// censored at one time. The p-value is exact (every assignment enumerated) when there are at
+// most exactLimit of them, from the normal approximation with the ties' correction otherwise.
+func MannWhitney(a, b []float64) (u, p float64) {
+	u = mwU(a, b)
+	n1, n2 := len(a), len(b)
+	if n1 == 0 || n2 == 0 {
+		return u, math.NaN()
+	}
+	pooled := slices.Concat(a, b)
+	if binomial(n1+n2, n1) <= exactLimit {
+		var ge, total float64
+		pick := make([]bool, n1+n2)
+		var rec func(i, left int)
+		rec = func(i, left int) {
+			if left == 0 {
+				var x, y []float64
+				for j, v := range pooled {
+					if pick[j] {
+						x = append(x, v)
+					} else {
+						y = append(y, v)
+					}
+				}
+				total++
+				if mwU(x, y) >= u-1e-9 {
+					ge++
+				}
+				return
+			}
+			if len(pooled)-i < left {
+				return
+			}
+			pick[i] = true
+			rec(i+1, left-1)
+			pick[i] = false
+			rec(i+1, left)
+		}
+		rec(0, n1)
+		return u, ge / total
+	}
+	// Normal approximation with the ties' correction of the variance.
+	n := float64(n1 + n2)
+	counts := map[float64]float64{}
+	for _, v := range pooled {
+		counts[v]++
+	}
+	ties := 0.0
+	for _, t := range counts {
+		ties += t*t*t - t
+	}
+	mean := float64(n1*n2) / 2
+	sd := math.Sqrt(float64(n1*n2) / 12 * (n + 1 - ties/(n*(n-1))))
+	if sd == 0 {
+		return u, 1
+	}
+	z := (u - mean - 0.5) / sd // continuity correction
+	return u, 0.5 * math.Erfc(z/math.Sqrt2)
+}
+
+// exactLimit bounds the assignments MannWhitney enumerates (16 seeds split 8 and 8: 12 870).
+const exactLimit = 200000
+
+func mwU(a, b []float64) float64 {
+	u := 0.0
+	for _, x := range a {
+		for _, y := range b {
+			switch {
+			case x < y:
+				u++
+			case x == y:
+				u += 0.5
+			}
+		}
+	}
+	return u
+}
+
+func binomial(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}
+
+// lossCV is the coefficient of variation of the per-sequence loss of a model sitting at the
+// memoryless baseline, by task (rule 3). Adding: the error (x_i + x_j − 1)² of always answering 1,
+// x_i + x_j triangular on [0, 2], has mean 1/6 and variance 1/15 − 1/36 = 7/180, so
+// CV = 6·√(7/180) ≈ 1.18 (TestLossCV measures it on sampled sequences). On copy and the
+// variable-length copy the memoryless loss is the same on every sequence (CV 0), and a
+// classifier's is compared by accuracies.
+var lossCV = map[string]float64{"adding": 6 * math.Sqrt(7.0/180)}
+
+// EvalRSE is the relative standard error of one held-out evaluation of n sequences of task for
+// a model at the baseline: lossCV/√n.
+func EvalRSE(task string, n int) float64 {
+	if n <= 0 {
+		return math.NaN()
+	}
+	return lossCV[task] / math.Sqrt(float64(n))
+}
+
+// Margin is rule 3's relative margin under a line for a run of task with seeds seeds each
+// evaluated on n held-out sequences: max(MinMargin, 3·√(π/2)·EvalRSE(task, n)/√seeds).
+func Margin(task string, n, seeds int) float64 {
+	if seeds < 1 || n < 1 {
+		return MinMargin
+	}
+	return max(MinMargin, 3*math.Sqrt(math.Pi/2)*EvalRSE(task, n)/math.Sqrt(float64(seeds)))
+}
