@@ -105,9 +105,16 @@ done
 	echo
 	echo "Written by \`bash docs/run_ablations.sh\` from the run directories under \`$out\` (\`longmemory summary\`). Each"
 	echo "section is an ablation of docs/SETTINGS.md (D1…D9: what the paper says, what the presets do, why); its table has"
-	echo "one row per arm, the presets' own first, with the median and min–max over the seeds of the final held-out loss"
-	echo "and of the best (the lowest median of 5 evaluations running: for a run still falling, above the last)."
-	echo "Compare arms at the same steps: an arm still short of its horizon says so in its steps column."
+	echo "one row per arm, the presets' own first, with the median and min–max over the seeds of the final held-out loss (a"
+	echo "seed's final is the median of its last 5 evaluations, as pkg/claims judges) and of the best (the lowest median of 5"
+	echo "evaluations running). Compare arms at the same steps: an arm still short of its horizon says so in its steps column."
+	echo
+	echo "## Setting variants of the papers' claims"
+	echo
+	echo "Each changes one setting of a run a claim of docs/VERDICTS.md names (docs/variants.tsv), judged by the same rules"
+	echo "(pkg/claims), outside the claims' tally."
+	echo
+	"$lm" verdict -rules=false -runs "$out" docs/variants.tsv
 	for a in "${ablations[@]}"; do
 		title=${a%%|*}
 		dirs=()

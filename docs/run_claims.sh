@@ -200,20 +200,13 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 {
 	echo "# Verdicts: the papers' claims against 8 seeds"
 	echo
-	echo "Written by \`bash docs/run_claims.sh\` from the run directories under \`$out\` (each replica's run.json and"
-	echo "log.csv; \`longmemory verdict docs/claims.tsv\` and \`longmemory summary\`). A claim is **reproduced** when every run the"
-	echo "paper says learns does (its median final held-out loss over the 8 seeds is below the baseline, or, where the paper shows"
-	echo "the task solved, below a tenth of it on copy and below an MSE of 0.01 on adding: issue #12) and no run it says fails does; **not reproduced** when a run that should"
-	echo "learn is flat over the second half of its training in every seed (each lost at most 5% of its held-out loss: the"
-	echo "median of its last evaluations, up to 5, against that of as many ending at the middle step) at its horizon (the steps the claim"
-	echo "gets: docs/claims.tsv), or one that should fail learns (on the claims that it never solves the task, or only after a very long"
-	echo "time: once the median over its seeds of their best is below that line, a seed's best being its lowest median of 5 evaluations running, whatever it ends at); **open** when a run that should learn is still falling in a"
-	echo "seed, or is flat before its horizon (the verdict gives the training time the claim's runs would still take, one after"
-	echo "another, at their measured speed); **not run** when a run does not exist yet. The pixel-MNIST claims compare the models' median"
-	echo "held-out accuracies instead (Fashion-MNIST here: the order, not the paper's numbers). A replica that diverged (its log"
-	echo "ends with held-out loss +Inf) counts with that loss, or 0% accuracy, and has ended. Settings: docs/SETTINGS.md."
+	echo "Written by \`bash docs/run_claims.sh\` from the run directories under \`$out\` (each replica's run.json and log.csv) by"
+	echo "\`longmemory verdict -json docs/verdicts.json -variants docs/variants.tsv docs/claims.tsv\`: the claims of docs/claims.tsv,"
+	echo "quoted from the papers, judged by pkg/claims. docs/verdicts.json holds the same verdicts with every statistic behind"
+	echo "them; the setting variants of these claims are judged by the same rules in docs/ABLATIONS.md, outside the tally."
+	echo "Settings: docs/SETTINGS.md."
 	echo
-	"$lm" verdict -runs "$out" docs/claims.tsv
+	"$lm" verdict -runs "$out" -json docs/verdicts.json -variants docs/variants.tsv docs/claims.tsv
 	echo
 	echo "## Pixel MNIST: accuracy on the whole Fashion-MNIST test split (\`longmemory eval\`, at the horizon)"
 	echo
@@ -243,4 +236,4 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	done
 } > docs/VERDICTS.md
 # docs/RESULTS.md: the same verdict table, between its two marker lines.
-splice docs/RESULTS.md verdicts "$lm" verdict -runs "$out" docs/claims.tsv
+splice docs/RESULTS.md verdicts "$lm" verdict -rules=false -runs "$out" docs/claims.tsv

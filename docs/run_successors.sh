@@ -58,15 +58,12 @@ fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${addingR
 	echo
 	echo "## Which solve which task within the same budget of steps, and of seconds"
 	echo
-	echo "\`longmemory verdict docs/successors.tsv\`: **reproduced** means the model solves the task (median final held-out loss"
-	echo "over 8 seeds below a tenth of the baseline on copy, below an MSE of 0.01 on adding) within the budget; **not reproduced**, that it has not"
-	echo "solved it when the budget is spent (each run is judged at the budget, whatever it did after); **open**, that a run is short of"
-	echo "the budget (with the hours the rest would take); **not run**, no run yet. The budget of seconds is training time with"
-	echo "a run's 8 replicas at once on the project's 2-core machines: each run gets the steps it buys at its own measured speed"
-	echo "(the median seconds a step, pauses left out), 480 s on copy and 1500 s on adding (docs/successors.tsv says why). Those"
-	echo "machines differ from session to session (AVX-512 or only AVX2), so each row names the machines that timed its runs."
+	echo "\`longmemory verdict docs/successors.tsv\`, by the rules of pkg/claims (docs/VERDICTS.md): each row asks whether a model"
+	echo "solves the task within a budget of steps, or of seconds of training with a run's 8 replicas at once on the project's"
+	echo "2-core machines (each run gets the steps it buys at its own measured speed; docs/successors.tsv says why 480 s on copy"
+	echo "and 1500 s on adding). Those machines differ from session to session (AVX-512 or only AVX2)."
 	echo
-	"$lm" verdict -runs "$out" docs/successors.tsv
+	"$lm" verdict -rules=false -runs "$out" docs/successors.tsv
 	echo
 	echo "## Runs (the wall time is each run's: compare the models' seconds here)"
 	echo
@@ -97,4 +94,4 @@ fig successors-adding-T400 "adding, T = 400, 8 seeds: after the uRNN" "${addingR
 	done
 } > docs/SUCCESSORS.md
 # docs/RESULTS.md: the same table of which solve which task, between its two marker lines.
-splice docs/RESULTS.md successors "$lm" verdict -runs "$out" docs/successors.tsv
+splice docs/RESULTS.md successors "$lm" verdict -rules=false -runs "$out" docs/successors.tsv

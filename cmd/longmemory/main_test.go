@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
 // cli runs the command and returns its exit code and output.
@@ -118,16 +120,22 @@ func TestTrainResumePlot(t *testing.T) {
 	if evalOne != evalWhole {
 		t.Errorf("eval in batches of 3: %q, in one batch: %q", evalWhole, evalOne)
 	}
-	// summary: one row per run, with the last held-out loss (the log's last evaluation);
-	// the two runs differ only in the run name and the wall time.
+	// summary: one row per run, with the final held-out loss (the median of the log's last
+	// runs.EvalWindow evaluations); the two runs differ only in the run name and the wall time.
 	_, table := cli("summary", split, whole)
 	rows := strings.Split(strings.TrimSpace(table), "\n")
-	lastEval, _ := strconv.ParseFloat(strings.Split(a[len(a)-1], ",")[3], 64)
+	var evals []float64
+	for _, row := range a[1:] {
+		if v, err := strconv.ParseFloat(strings.Split(row, ",")[3], 64); err == nil && !math.IsNaN(v) {
+			evals = append(evals, v)
+		}
+	}
+	lastEval := runs.Median(evals[max(0, len(evals)-runs.EvalWindow):])
 	wall := regexp.MustCompile(`^\| [^|]* \|(.*)\| [0-9]+ s \|(.*)$`)
 	if len(rows) != 4 || !wall.MatchString(rows[2]) || wall.ReplaceAllString(rows[2], "$1$2") != wall.ReplaceAllString(rows[3], "$1$2") ||
 		!strings.Contains(rows[2], "| tanh 6 | Copy(T=5") || !strings.Contains(rows[2], "| 8 | ") ||
 		!strings.Contains(rows[2], fmt.Sprintf("| %.4f |", lastEval)) {
-		t.Errorf("summary: want a header and two rows with the last held-out loss %.4f, got\n%s", lastEval, table)
+		t.Errorf("summary: want a header and two rows with the final held-out loss %.4f, got\n%s", lastEval, table)
 	}
 	dir := t.TempDir()
 	svg := filepath.Join(dir, "fig.svg")

@@ -16,7 +16,7 @@ import (
 // The rules' constants (the package doc states the rules).
 const (
 	// FinalK is how many of a seed's last held-out evaluations its final loss is the median of.
-	FinalK = 5
+	FinalK = runs.EvalWindow
 	// Alpha is the level of the one-sided rank tests of speed, level and accuracy comparisons.
 	Alpha = 0.05
 	// MinMargin is the least relative margin under a line that counts as below it ("well below

@@ -253,7 +253,9 @@ func TestLowerAndAccuracy(t *testing.T) {
 // end would call a seed coming down from a spike "falling").
 func TestTrend(t *testing.T) {
 	slowly := eight(func(s int) curve {
-		return shape(50, func(i, n int) float64 { return 0.17 * math.Exp(-0.4*float64(i)/float64(n)) * (1 + 0.01*math.Sin(float64(i*s))) })
+		return shape(50, func(i, n int) float64 {
+			return 0.17 * math.Exp(-0.4*float64(i)/float64(n)) * (1 + 0.01*math.Sin(float64(i*s)))
+		})
 	})
 	spiky := eight(func(s int) curve {
 		return shape(50, func(i, _ int) float64 {

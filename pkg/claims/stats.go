@@ -13,8 +13,9 @@ type evals struct {
 	steps    []int
 	loss     []float64 // +Inf at the step where it diverged (the last)
 	acc      []float64
-	last     int  // the last step logged at or before the horizon
-	diverged bool // its log ends in a divergence at or before the horizon
+	last     int            // the last step logged at or before the horizon
+	diverged bool           // its log ends in a divergence at or before the horizon
+	log      []train.Record // the log cut at the horizon
 }
 
 // cut returns the evaluations of log at or before step horizon.
@@ -24,7 +25,7 @@ func cut(log []train.Record, horizon int) evals {
 		if r.Step > horizon {
 			break
 		}
-		e.last = r.Step
+		e.last, e.log = r.Step, append(e.log, r)
 		if math.IsNaN(r.EvalLoss) {
 			continue
 		}
@@ -36,18 +37,10 @@ func cut(log []train.Record, horizon int) evals {
 	return e
 }
 
-// final is rule 2: the median of the last FinalK evaluations (+Inf once diverged), and the same
-// of the accuracies; NaN, NaN with no evaluation.
+// final is rule 2, runs.HeldOut's final loss and accuracy on the log cut at the horizon.
 func (e evals) final() (loss, acc float64) {
-	n := len(e.loss)
-	if n == 0 {
-		return math.NaN(), math.NaN()
-	}
-	if e.diverged {
-		return math.Inf(1), 0 // a classifier that diverged gets nothing right
-	}
-	k := min(FinalK, n)
-	return runs.Median(e.loss[n-k:]), runs.Median(e.acc[n-k:])
+	loss, _, acc = runs.HeldOut(e.log)
+	return loss, acc
 }
 
 // stepsTo is rule 5: the first evaluation step at which the median of the last FinalK

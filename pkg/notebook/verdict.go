@@ -6,128 +6,67 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/claims"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
-// Claim is what a paper says about a set of runs on one task: which models learn it (their
-// held-out loss ends below the memoryless baseline) and which do not. A model is named by
-// its kind ("lt-ornn", "urnn", …: any size) or as Run.Name names it ("lt-ornn 80").
-type Claim struct {
-	Paper string   // the statement, with its source (e.g. "Henaff et al. 2016 §4: …")
-	Learn []string // models the paper says learn the task
-	Fail  []string // models the paper says stay at or above the baseline
-	// Solved makes "learn" mean "solve", for a task the paper shows solved (loss near 0): end
-	// below runs.SolvedLoss, a tenth of the baseline on copy and an MSE of 0.01 on adding, as
-	// docs/VERDICTS.md counts it. False means ending below the baseline.
-	Solved bool
-	// Below, if > 0, makes "learn" mean ending below this loss instead of the baseline, e.g.
-	// the variable-length copy's timing plateau; BelowName names it in the text.
-	Below     float64
-	BelowName string
-}
-
-// Tolerance is the relative margin around the baseline within which a final held-out loss
-// counts as "at the baseline": below (1 − Tolerance)·baseline is "below", above
-// (1 + Tolerance)·baseline is "above".
-const Tolerance = 0.02
-
-// Standing says where a run's last held-out loss lies against its baseline: "below", "at"
-// or "above" (see Tolerance), or "not evaluated".
-func Standing(r *Run) string {
-	loss := lastEval(r)
-	switch {
-	case math.IsNaN(loss):
-		return "not evaluated"
-	case loss < (1-Tolerance)*r.Baseline:
-		return "below"
-	case loss > (1+Tolerance)*r.Baseline:
-		return "above"
+// Judge decides claim c for a notebook's runs by pkg/claims, the rules every report of the
+// project uses: c.Learn and c.Fail name models, each matching the runs whose Name is the name
+// or starts with it and a space ("lt-ornn" matches "lt-ornn 80"); the runs a name matches are
+// the seeds of one run (TrainSeeds' replicas). When c has no horizon (Horizon and Seconds 0),
+// the runs are judged at the fewest steps any of them was trained for.
+func Judge(c claims.Claim, rs ...*Run) claims.Verdict {
+	if c.Reference == "" {
+		c.Reference = claims.Baseline
 	}
-	return "at"
-}
-
-// lastEval is the run's last held-out loss (NaN if it was never evaluated).
-func lastEval(r *Run) float64 {
-	for i := len(r.Trainer.Log) - 1; i >= 0; i-- {
-		if v := r.Trainer.Log[i].EvalLoss; !math.IsNaN(v) {
-			return v
+	if c.Horizon == 0 && c.Seconds == 0 {
+		c.Horizon = math.MaxInt
+		for _, r := range rs {
+			c.Horizon = min(c.Horizon, r.Trainer.Step)
 		}
+		c.Horizon = max(c.Horizon, 1)
 	}
-	return math.NaN()
-}
-
-// Verdict compares runs with claim c and says, in a few lines of plain text, whether these
-// runs agree: every model of c.Learn ends below its baseline and no model of c.Fail does.
-// Models of the claim without a run are named as missing; runs the claim does not name are
-// listed without a verdict. The text is computed from the runs, so a notebook's saved
-// output and its re-runs always say what the figure above them shows.
-func Verdict(c Claim, runs ...*Run) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The paper: %s\n", c.Paper)
-	agree, missing := true, []string{}
-	var against []string
+	byName := map[string]*claims.Run{}
 	for _, name := range slices.Concat(c.Learn, c.Fail) {
-		i := slices.IndexFunc(runs, func(r *Run) bool { return r.Name == name || strings.HasPrefix(r.Name, name+" ") })
-		if i < 0 {
-			missing = append(missing, name)
-			continue
+		for _, r := range rs {
+			if r.Name != name && !strings.HasPrefix(r.Name, name+" ") {
+				continue
+			}
+			cr := byName[name]
+			if cr == nil {
+				cr = &claims.Run{Name: name, Task: r.Task, Baseline: r.Baseline, Plateau: math.NaN(), EvalBatch: r.Trainer.Config.EvalBatch}
+				if vc, ok := r.Trainer.Task.(tasks.VariableCopy); ok {
+					cr.Plateau = vc.RecallBaseline()
+				}
+				byName[name] = cr
+			}
+			cr.Seeds = append(cr.Seeds, claims.Seed{Seed: r.Trainer.Config.Seed, Log: r.Trainer.Log})
 		}
-		r := runs[i]
-		learns := c.learned(r)
-		if paper := slices.Contains(c.Learn, name); paper != learns {
-			agree = false
-			against = append(against, fmt.Sprintf("%s %s here (held-out loss %.4g, baseline %.4g), the paper says it %s",
-				name, c.says(r, learns), lastEval(r), r.Baseline, c.says(r, paper)))
-		}
 	}
-	fmt.Fprintf(&b, "These runs (%d steps): ", maxStep(runs))
-	switch {
-	case len(missing) > 0:
-		fmt.Fprintf(&b, "no verdict: no run of %s.\n", strings.Join(missing, ", "))
-	case agree:
-		b.WriteString("agree with the paper.\n")
-	default:
-		fmt.Fprintf(&b, "do not agree with the paper: %s.\n", strings.Join(against, "; "))
-	}
-	for _, r := range runs {
-		fmt.Fprintf(&b, "  %-18s held-out loss %.4g, %s the baseline %.4g\n", r.Name, lastEval(r), Standing(r), r.Baseline)
-	}
+	return claims.Judge(c, byName)
+}
+
+// Verdict writes Judge's verdict for a notebook cell: the paper's words, the outcome with its
+// reason, and the rule it applied in one line.
+func Verdict(c claims.Claim, rs ...*Run) string {
+	v := Judge(c, rs...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "The paper (%s): %s\n", c.Source, c.Quote)
+	fmt.Fprintf(&b, "These runs: %s. %s.\n", strings.ToUpper(v.Outcome.Text()), v.Reason)
+	fmt.Fprintf(&b, "The rule: %s\n", rule(c))
 	return b.String()
 }
 
-// learned reports whether r counts as having learnt the task under c.
-func (c Claim) learned(r *Run) bool {
-	if c.Below > 0 {
-		return lastEval(r) < c.Below
+// rule says in one line what c's test asks (pkg/claims states the rules in full).
+func rule(c claims.Claim) string {
+	final := fmt.Sprintf("a seed's final loss is the median of its last %d held-out evaluations; a run's, the median over its seeds", claims.FinalK)
+	switch c.LearnTest {
+	case claims.Solves:
+		return "solving means a final under the solved line (a tenth of the baseline on copy, an MSE of 0.01 on adding); " + final + "."
+	case claims.Below:
+		return fmt.Sprintf("going below the baseline means a final at least %.0f%% under it (more when the held-out set is small); %s.", 100*claims.MinMargin, final)
+	case claims.Faster:
+		return fmt.Sprintf("faster means reaching the solved line in fewer steps over the seeds (one-sided rank test, p < %g).", claims.Alpha)
 	}
-	if c.Solved {
-		return lastEval(r) < runs.SolvedLoss(r.Task, r.Baseline)
-	}
-	return Standing(r) == "below"
-}
-
-// says is what run r's model does under c: it learns or not (ends below the baseline), or,
-// with Solved set, it solves or not (ends below runs.SolvedLoss).
-func (c Claim) says(r *Run, learns bool) string {
-	switch {
-	case c.Below > 0 && learns:
-		return fmt.Sprintf("learns (ends below %s, %.4g)", c.BelowName, c.Below)
-	case c.Below > 0:
-		return fmt.Sprintf("does not learn (ends at or above %s, %.4g)", c.BelowName, c.Below)
-	case c.Solved && learns:
-		return fmt.Sprintf("solves the task (ends below %.4g)", runs.SolvedLoss(r.Task, r.Baseline))
-	case c.Solved:
-		return "does not solve the task"
-	case learns:
-		return "learns (ends below the baseline)"
-	}
-	return "does not learn (ends at or above the baseline)"
-}
-
-func maxStep(runs []*Run) int {
-	n := 0
-	for _, r := range runs {
-		n = max(n, r.Trainer.Step)
-	}
-	return n
+	return fmt.Sprintf("the seeds' finals are compared by a one-sided rank test at p < %g; %s.", claims.Alpha, final)
 }

@@ -35,25 +35,34 @@ func LossCurve(log []train.Record, trainLoss bool) (steps, loss []float64) {
 // be too noisy to judge by (one evaluation scores a single held-out batch).
 const EvalWindow = 5
 
-// HeldOut returns a log's last held-out loss and accuracy and its best held-out loss: the
-// lowest median of EvalWindow consecutive evaluations (of all of them when there are fewer),
-// the loss the run held rather than one evaluation's dip; for a run still falling it can be
-// above the last. A divergence (a held-out loss of +Inf, train.Record) is a final loss, not
-// part of the best. NaN, +Inf and NaN if the held-out batch was never scored.
+// HeldOut returns a log's final held-out loss and accuracy, the medians of its last
+// EvalWindow evaluations (of all of them when there are fewer; pkg/claims judges by the same),
+// and its best held-out loss: the lowest median of EvalWindow consecutive evaluations, the
+// loss the run held rather than one evaluation's dip; for a run still falling it can be above
+// the final. A divergence (a held-out loss of +Inf, train.Record) makes the final loss +Inf and
+// the accuracy 0, and is not part of the best. NaN, +Inf and NaN if the held-out batch was
+// never scored.
 func HeldOut(log []train.Record) (final, best, acc float64) {
 	final, best, acc = nan, math.Inf(1), nan
-	var loss []float64
+	var loss, accs []float64
+	diverged := false
 	for _, r := range log {
-		if !math.IsNaN(r.EvalLoss) {
-			final, acc = r.EvalLoss, r.EvalAccuracy
-			if !math.IsInf(r.EvalLoss, 1) {
-				loss = append(loss, r.EvalLoss)
-			}
+		switch {
+		case math.IsInf(r.EvalLoss, 1):
+			diverged = true
+		case !math.IsNaN(r.EvalLoss):
+			loss, accs = append(loss, r.EvalLoss), append(accs, r.EvalAccuracy)
 		}
 	}
 	k := min(EvalWindow, len(loss))
 	for i := k; i <= len(loss) && k > 0; i++ {
 		best = math.Min(best, Median(loss[i-k:i]))
+	}
+	if k > 0 {
+		final, acc = Median(loss[len(loss)-k:]), Median(accs[len(accs)-k:])
+	}
+	if diverged {
+		final, acc = math.Inf(1), 0
 	}
 	return final, best, acc
 }

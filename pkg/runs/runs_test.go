@@ -288,7 +288,7 @@ func TestSummaryDiverged(t *testing.T) {
 	if err := Summary(&table, dir); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| irnn 4 | Adding(T=5) | 3 | 0 s | 0.2000 [0.1000–+Inf] |"; !strings.Contains(table.String(), want) {
+	if want := "| irnn 4 | Adding(T=5) | 3 | 0 s | 0.2500 [0.2000–+Inf] |"; !strings.Contains(table.String(), want) {
 		t.Errorf("summary:\n%s\nwant it to contain %q", table.String(), want)
 	}
 }
@@ -359,8 +359,9 @@ func TestStepSeconds(t *testing.T) {
 	}
 }
 
-// TestHeldOut: the final held-out loss is the last evaluation; the best is the lowest median
-// of EvalWindow evaluations running, so that one evaluation's dip is not a run's best.
+// TestHeldOut: the final held-out loss is the median of the last EvalWindow evaluations and the
+// best the lowest median of EvalWindow evaluations running, so that one evaluation's dip is
+// neither a run's final nor its best.
 func TestHeldOut(t *testing.T) {
 	log := func(losses ...float64) []train.Record {
 		var l []train.Record
@@ -374,10 +375,11 @@ func TestHeldOut(t *testing.T) {
 		final, best, acc float64
 	}{
 		{[]float64{1, 0.1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5}, 0.5, 0.5, 0.5}, // the dip to 0.1 is not held
-		{[]float64{1, 0.2, 0.2, 0.2, 1, 1}, 1, 0.2, 0},                       // held for 3 of 5: the median
-		{[]float64{3, 2}, 2, 2.5, -1},                                        // fewer than 5: their median
-		{[]float64{0.5, 0.4, 0.3, 0.2, 0.1}, 0.1, 0.3, 0.9},                  // exactly 5, still falling: the best is above the last
-		{[]float64{1.2, math.Inf(1)}, math.Inf(1), 1.2, math.Inf(-1)},        // diverged: the +Inf is the final loss, not part of the best
+		{[]float64{1, 0.2, 0.2, 0.2, 1, 1}, 0.2, 0.2, 0.8},                   // held for 3 of the last 5: their median
+		{[]float64{1, 1, 1, 1, 1, 0.01}, 1, 1, 0},                            // one low evaluation at the end is not the final
+		{[]float64{3, 2}, 2.5, 2.5, -1.5},                                    // fewer than 5: their median
+		{[]float64{0.5, 0.4, 0.3, 0.2, 0.1}, 0.3, 0.3, 0.7},                  // exactly 5, still falling: the median of the 5
+		{[]float64{1.2, math.Inf(1)}, math.Inf(1), 1.2, 0},                   // diverged: the final loss is +Inf (accuracy 0), not part of the best
 	} {
 		final, best, acc := HeldOut(log(tc.losses...))
 		if final != tc.final || math.Abs(best-tc.best) > 1e-12 || math.Abs(acc-tc.acc) > 1e-12 {
