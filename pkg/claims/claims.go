@@ -30,12 +30,13 @@ const (
 // Test is what a side of a claim must show.
 type Test string
 
-// The tests. Solves, Below, Faster, Lower and MoreAccurate are for the runs a claim says
+// The tests. Solves, Below, Above, Faster, Lower and MoreAccurate are for the runs a claim says
 // succeed; NoSolve and NotBelow for those it says fail. Faster, Lower and MoreAccurate compare
 // the two sides, so their fail side has no test of its own.
 const (
 	Solves       Test = "solves"        // final median under the solved line (rule 4)
 	Below        Test = "below"         // final median under (1 − m)·reference (rule 3)
+	Above        Test = "above"         // final median over (1 + m)·reference, "blowing up" (rule 3)
 	Faster       Test = "faster"        // reaches the solved line sooner than the fail side (rule 5)
 	Lower        Test = "lower"         // ends with lower losses than the fail side (rule 6)
 	MoreAccurate Test = "more-accurate" // ends with higher accuracies than the fail side (rule 6)
@@ -45,7 +46,7 @@ const (
 )
 
 var (
-	learnTests = []Test{Solves, Below, Faster, Lower, MoreAccurate}
+	learnTests = []Test{Solves, Below, Above, Faster, Lower, MoreAccurate}
 	failTests  = []Test{NoSolve, NotBelow, None}
 )
 

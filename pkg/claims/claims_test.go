@@ -145,6 +145,19 @@ func TestMargin(t *testing.T) {
 	if m := Margin("copy", 100, 8); m != MinMargin {
 		t.Errorf("Margin(copy) = %g, want MinMargin (the memoryless loss is the same on every sequence)", m)
 	}
+	// Blowing up: a run whose seeds diverge or end far above the line is above it; one at it is not.
+	blown := synth("blown", "adding", 1.0/6, 100, eight(func(s int) curve {
+		if s < 5 {
+			return curve{0.2, math.Inf(1)}
+		}
+		return flat(0.17)(s)
+	})...)
+	if v := judge(t, claim(Above, []string{"blown"}, None, nil, 5000), blown); v.Outcome != Reproduced {
+		t.Errorf("5 of 8 diverged: %s (%s), want reproduced (above the line)", v.Outcome, v.Reason)
+	}
+	if v := judge(t, claim(Above, []string{"near"}, None, nil, 5000), near); v.Outcome != NotReproduced {
+		t.Errorf("at the baseline: %s (%s), want not reproduced (not above it)", v.Outcome, v.Reason)
+	}
 	// A run that should not go below the baseline and sits at it passes.
 	v := judge(t, claim(Below, []string{"well"}, NotBelow, []string{"near"}, 5000), synth("well", "adding", 1.0/6, 100, eight(flat(0.6/6))...), near)
 	if v.Outcome != Reproduced {

@@ -19,7 +19,8 @@
 //     under (1 − m)·line, m = [Margin]: at least [MinMargin], and at least three standard errors
 //     of that median for a model sitting at the line, from the relative standard error of one
 //     held-out evaluation ([EvalRSE]: the per-sequence loss's coefficient of variation over √N
-//     for N held-out sequences) over √seeds times √(π/2) (a median's efficiency).
+//     for N held-out sequences) over √seeds times √(π/2) (a median's efficiency). A run "blows up"
+//     (is above its line) when its final median is over (1 + m)·line; a seed that diverged counts +Inf.
 //  4. Thresholds ("solves", "perfect performance", "never able to find the solution"). A run
 //     solves the task when its final median is under the solved line (runs.SolvedLoss: a tenth of
 //     the reference on copy, an MSE of 0.01 on adding). A run that should not solve it fails

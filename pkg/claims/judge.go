@@ -169,7 +169,7 @@ func measure(c Claim, r *Run, test Test, fail bool) RunStats {
 	solved := runs.SolvedLoss(r.Task, s.Reference)
 	s.Margin = Margin(r.Task, r.EvalBatch, len(r.Seeds))
 	s.Line = solved
-	if test == Below || test == NotBelow {
+	if test == Below || test == NotBelow || test == Above {
 		s.Line = s.Reference
 	}
 	s.Steps = math.MaxInt
@@ -223,6 +223,8 @@ func pass(s RunStats) bool {
 		return s.FinalMedian < (1-s.Margin)*s.Line
 	case NotBelow:
 		return !(s.FinalMedian < (1-s.Margin)*s.Line)
+	case Above:
+		return s.FinalMedian > (1+s.Margin)*s.Line
 	case Faster, Lower, MoreAccurate:
 		if s.Test == Faster && 2*s.Reached < s.Seeds {
 			return false
@@ -282,6 +284,8 @@ func (s RunStats) describe() string {
 		fmt.Fprintf(&b, "%s %s \"below\": final %s against %.4f, %.0f%% under the line %.4f", s.Name, verb, s.finalText(), (1-s.Margin)*s.Line, 100*s.Margin, s.Line)
 	case NotBelow:
 		fmt.Fprintf(&b, "%s %s \"not below\": final %s against %.4f, %.0f%% under the line %.4f", s.Name, verb, s.finalText(), (1-s.Margin)*s.Line, 100*s.Margin, s.Line)
+	case Above:
+		fmt.Fprintf(&b, "%s %s \"above\" (blows up): final %s against %.4f, %.0f%% over the line %.4f", s.Name, verb, s.finalText(), (1+s.Margin)*s.Line, 100*s.Margin, s.Line)
 	case Faster, Lower, MoreAccurate:
 		fmt.Fprintf(&b, "%s %s \"%s\"", s.Name, verb, s.Test)
 		if s.Test == Faster {

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/urnn-notebooks/longmemory/pkg/claims"
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
@@ -59,5 +62,42 @@ func ShowRecorded(title string, names ...string) error {
 	// As text on stdout, not a text/markdown display: a notebook opened unrun is not trusted,
 	// and Jupyter's classic UI then shows no output area for a Markdown display at all.
 	fmt.Print(table.String())
+	return nil
+}
+
+// RecordedVerdicts prints the verdicts of the claims ids of file (a claims file under docs/:
+// "claims.tsv", "successors.tsv") on the recorded runs, as the reports give them (pkg/claims
+// judges both): one line each, the outcome, the claim's source and the reason.
+func RecordedVerdicts(file string, ids ...string) error {
+	root := RecordedRunsDir()
+	if root == "" {
+		return fmt.Errorf("notebook: LONGMEMORY_ROOT is not set, so docs/claims.tsv cannot be found; the project's kernels set it")
+	}
+	path := filepath.Join(filepath.Dir(root), file)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("notebook: %w", err)
+	}
+	defer f.Close()
+	all, err := claims.Read(f, path)
+	if err != nil {
+		return fmt.Errorf("notebook: %w", err)
+	}
+	var picked []claims.Claim
+	for _, id := range ids {
+		i := slices.IndexFunc(all, func(c claims.Claim) bool { return c.ID == id })
+		if i < 0 {
+			return fmt.Errorf("notebook: no claim %q in %s", id, path)
+		}
+		picked = append(picked, all[i])
+	}
+	byName, err := claims.LoadAll(root, picked)
+	if err != nil {
+		return fmt.Errorf("notebook: %w", err)
+	}
+	for _, c := range picked {
+		v := claims.Judge(c, byName)
+		fmt.Printf("%s (%s): %s. %s.\n", c.ID, c.Source, strings.ToUpper(v.Outcome.Text()), v.Reason)
+	}
 	return nil
 }

@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -85,5 +86,45 @@ func TestVerdictMargin(t *testing.T) {
 	}
 	if v := Judge(c); v.Outcome != claims.NotRun {
 		t.Errorf("no runs: %s, want not run", v.Outcome)
+	}
+}
+
+// TestRecordedVerdicts: the recorded runs' verdicts as the report gives them, read from
+// $LONGMEMORY_ROOT/docs.
+func TestRecordedVerdicts(t *testing.T) {
+	root := t.TempDir()
+	docs := filepath.Join(root, "docs")
+	for s := range 4 {
+		rep := filepath.Join(docs, "runs", "r", fmt.Sprintf("seed-%d", s))
+		if err := os.MkdirAll(rep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(rep, runs.MetaFile), []byte(`{"Preset": {"Task": {"Kind": "copy", "T": 5}, "Train": {"EvalBatch": 100}}, "Baseline": 1}`), 0o644)
+		if err := runs.WriteLog(filepath.Join(rep, runs.LogFile), seedLog(100, func(int) float64 { return 0.01 })); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(docs, "claims.tsv"), []byte("c1\tPaper §1\tq\tsolves\tr\t-\t-\t100\tbaseline\nc2\tPaper §2\tq\tsolves\tr\t-\t-\t200\tbaseline\n"), 0o644)
+	t.Setenv("LONGMEMORY_ROOT", root)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	err = RecordedVerdicts("claims.tsv", "c1", "c2")
+	w.Close()
+	os.Stdout = stdout
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(r)
+	for _, want := range []string{"c1 (Paper §1): REPRODUCED. at 100 steps: r passes", "c2 (Paper §2): OPEN. short of the horizon of 200 steps"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("RecordedVerdicts printed:\n%s\nwant a line containing %q", out, want)
+		}
+	}
+	if err := RecordedVerdicts("claims.tsv", "nope"); err == nil || !strings.Contains(err.Error(), `no claim "nope"`) {
+		t.Errorf("an unknown claim: %v", err)
 	}
 }
