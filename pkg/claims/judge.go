@@ -67,6 +67,9 @@ type Comparison struct {
 	Against string
 	Test    string // what was compared, in words
 	U, P    float64
+	// Medians are the two runs' medians of what was compared, in words (for speed: the median
+	// steps to the line, "not reached" when censored).
+	Medians [2]string
 }
 
 // Judge decides claim c from its runs (by name; a name missing from runs has not been run).
@@ -268,7 +271,16 @@ func compare(t Test, a, b RunStats) Comparison {
 		what = "final accuracies (one-sided Mann–Whitney)"
 	}
 	u, p := MannWhitney(x, y)
-	return Comparison{Against: b.Name, Test: what, U: u, P: p}
+	c := Comparison{Against: b.Name, Test: what, U: u, P: p}
+	switch t {
+	case Faster:
+		c.Medians = [2]string{medianSteps(a.StepsToLine), medianSteps(b.StepsToLine)}
+	case Lower:
+		c.Medians = [2]string{fmt.Sprintf("%.4f", a.FinalMedian), fmt.Sprintf("%.4f", b.FinalMedian)}
+	case MoreAccurate:
+		c.Medians = [2]string{fmt.Sprintf("%.1f%%", 100*runs.Median(a.Accuracies)), fmt.Sprintf("%.1f%%", 100*runs.Median(b.Accuracies))}
+	}
+	return c
 }
 
 // describe says in words how a run fared on its test.
@@ -292,7 +304,7 @@ func (s RunStats) describe() string {
 			fmt.Fprintf(&b, " (%d of %d seeds reach the solved line %.4f, median step %s)", s.Reached, s.Seeds, s.Line, medianSteps(s.StepsToLine))
 		}
 		for _, c := range s.Comparisons {
-			fmt.Fprintf(&b, ", against %s p = %.3f", c.Against, c.P)
+			fmt.Fprintf(&b, ", against %s (median %s against %s, p = %.3f)", c.Against, c.Medians[0], c.Medians[1], c.P)
 		}
 	}
 	if s.Falling > 0 {

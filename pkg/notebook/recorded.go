@@ -97,7 +97,7 @@ func RecordedVerdicts(file string, ids ...string) error {
 	}
 	for _, c := range picked {
 		v := claims.Judge(c, byName)
-		fmt.Printf("%s (%s): %s. %s.\n", c.ID, c.Source, strings.ToUpper(v.Outcome.Text()), v.Reason)
+		fmt.Printf("%s (%s): %s — %s.\n", c.ID, c.Source, strings.ToUpper(v.Outcome.Text()), v.Reason)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func Verdict(c claims.Claim, rs ...*Run) string {
 	v := Judge(c, rs...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "The paper (%s): %s\n", c.Source, c.Quote)
-	fmt.Fprintf(&b, "These runs: %s. %s.\n", strings.ToUpper(v.Outcome.Text()), v.Reason)
+	fmt.Fprintf(&b, "These runs: %s — %s.\n", strings.ToUpper(v.Outcome.Text()), v.Reason)
 	fmt.Fprintf(&b, "The rule: %s\n", rule(c))
 	return b.String()
 }

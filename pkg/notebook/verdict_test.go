@@ -119,7 +119,7 @@ func TestRecordedVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := io.ReadAll(r)
-	for _, want := range []string{"c1 (Paper §1): REPRODUCED. at 100 steps: r passes", "c2 (Paper §2): OPEN. short of the horizon of 200 steps"} {
+	for _, want := range []string{"c1 (Paper §1): REPRODUCED — at 100 steps: r passes", "c2 (Paper §2): OPEN — short of the horizon of 200 steps"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("RecordedVerdicts printed:\n%s\nwant a line containing %q", out, want)
 		}
