@@ -233,9 +233,14 @@ func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots
 // Show displays a figure in the notebook and flushes it, so that it is saved with the cell:
 // one output carrying the figure as PNG (which every viewer shows, also a notebook opened
 // unrun and so not trusted) and as SVG (which a trusted notebook and the HTML export
-// prefer). Outside a notebook it does nothing.
+// prefer). A figure with no data (plots.Figure.DataPoints) is not shown: a line says so instead.
+// Outside a notebook it does nothing.
 func Show(fig plots.Figure) {
 	if !gonbui.IsNotebook {
+		return
+	}
+	if fig.DataPoints() == 0 {
+		fmt.Println("(no figure: nothing to draw yet)")
 		return
 	}
 	data, meta, err := bundle(fig)
@@ -261,7 +266,9 @@ func bundle(fig plots.Figure) (map[protocol.MIMEType]any, map[string]any, error)
 	data := map[protocol.MIMEType]any{protocol.MIMEImagePNG: b, protocol.MIMEImageSVG: fig.SVG()}
 	// map[string]int, which the GoNB protocol registers for its pipe (map[string]any is not).
 	size := map[string]int{"width": cfg.Width / plots.PNGScale, "height": cfg.Height / plots.PNGScale}
-	return data, map[string]any{string(protocol.MIMEImagePNG): size}, nil
+	// The data drawn, for nbcheck: a saved figure must show data.
+	drawn := map[string]int{"data_points": fig.DataPoints()}
+	return data, map[string]any{string(protocol.MIMEImagePNG): size, "longmemory": drawn}, nil
 }
 
 // imgTag returns fig as an HTML image with the PNG inline, at the figure's size (for the
