@@ -219,13 +219,14 @@ func Train(p experiments.Preset) (*Run, error) {
 }
 
 // LossChart draws the held-out loss of each run against the iteration (or, with
-// trainLoss, the training loss of every step), with the memoryless baseline dashed, as in
-// the papers' figures.
+// trainLoss, the training loss of every step) on a log axis, with the memoryless baseline
+// dashed, as in the papers' figures; each model keeps its colour (runs.ColorByModel).
 func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots.Chart {
-	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380}
+	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380, LogY: true}
 	for _, r := range rs {
 		c.Series = append(c.Series, runs.LossSeries(r.Name, trainLoss, r.Trainer.Log))
 	}
+	runs.ColorByModel(&c)
 	runs.AddBaseline(&c, baseline)
 	return c
 }
@@ -422,6 +423,7 @@ func SeedsChart(title string, baseline float64, groups ...[]*Run) plots.Chart {
 			c.Series = append(c.Series, plots.Band(fmt.Sprintf("%s, %d seeds", g[0].Name, len(g)), xs, curves, 0))
 		}
 	}
+	runs.ColorByModel(&c)
 	runs.AddBaseline(&c, baseline)
 	return c
 }
