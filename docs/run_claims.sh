@@ -146,7 +146,7 @@ for T in 100 200 400 750; do
 	claim arjovsky-adding-T$T-lstm -preset arjovsky/adding-T$T/lstm-peephole-128 -steps 10000 -eval-every 100
 	claim arjovsky-adding-T$T-urnn -preset arjovsky/adding-T$T/urnn-512          -steps 10000 -eval-every 100
 done
-# Arjovsky et al. §4.3: pixel-by-pixel Fashion-MNIST, plain and permuted, at the papers' sizes,
+# Arjovsky et al. §4.3: pixel-by-pixel MNIST, plain and permuted, at the papers' sizes,
 # one epoch (3000 steps of 20 images; the presets' budget is 20 000).
 for task in mnist pmnist; do
 	claim arjovsky-$task-lstm -preset arjovsky/$task/lstm-peephole-128 -steps 3000 -eval-every 100
@@ -182,7 +182,7 @@ for T in 400 750; do
 		henaff-adding-T$T-lt-ornn henaff-adding-T$T-lt-ornn-pool
 done
 for task in mnist pmnist; do
-	fig seeds-arjovsky-$task "pixel-by-pixel Fashion-MNIST ($task), 8 seeds (Arjovsky §4.3)" arjovsky-$task-lstm arjovsky-$task-urnn
+	fig seeds-arjovsky-$task "pixel-by-pixel MNIST ($task), 8 seeds (Arjovsky §4.3)" arjovsky-$task-lstm arjovsky-$task-urnn
 done
 # Pixel MNIST at its horizon: accuracy on the whole test split (longmemory eval, 10 000 images,
 # every replica's last checkpoint), computed once per run into its test-accuracy.txt (committed).
@@ -208,7 +208,7 @@ for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjo
 	echo
 	"$lm" verdict -runs "$out" -json docs/verdicts.json -variants docs/variants.tsv docs/claims.tsv
 	echo
-	echo "## Pixel MNIST: accuracy on the whole Fashion-MNIST test split (\`longmemory eval\`, at the horizon)"
+	echo "## Pixel MNIST: accuracy on the whole MNIST test split (\`longmemory eval\`, at the horizon)"
 	echo
 	for r in arjovsky-mnist-lstm arjovsky-mnist-urnn arjovsky-mnist-urnn-lr5e-4 arjovsky-pmnist-lstm arjovsky-pmnist-urnn; do
 		if [ -f "$out/$r/test-accuracy.txt" ]; then

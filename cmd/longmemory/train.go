@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -116,6 +117,8 @@ var presetFlags = []presetFlag{
 	field("output-bias", "LT-RNN: add an output bias b_y (Henaff's equations have none)", false, func(p *P) *bool { return &p.Model.OutputBias }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *P) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *P) *int { return &p.Task.T }, nil, ""),
+	field("dataset", "the MNIST tasks' images: \"\" for MNIST, fashion for Fashion-MNIST", "", func(p *P) *string { return &p.Task.Dataset },
+		func(v string) bool { return slices.Contains(experiments.Datasets, v) }, `"" or fashion`),
 	field("pool", "train on a fixed set of this many sequences (the uRNN code's 100000) instead of fresh ones; held-out scores stay fresh", 0,
 		func(p *P) *int { return &p.Task.Pool }, atLeast(1), "an integer >= 1"),
 	field("steps", "training steps", 0, func(p *P) *int { return &p.Train.Steps }, atLeast(1), "an integer >= 1"),

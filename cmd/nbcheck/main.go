@@ -12,6 +12,8 @@
 //     ("I1123 20:29:04.123 ..."), which tell about the machine that ran it, not the model;
 //   - no output is an empty text/html (or empty) display, the blank gap a cleared live plot
 //     leaves behind;
+//   - every figure shows data: its metadata (notebook.Show's) counts the points it draws,
+//     reference lines left out, and that count is above 0;
 //   - the file is stable under nbformat's read-write round trip (Debian's /usr/bin/python3 with
 //     nbformat; skipped with a message when that is missing, or with -roundtrip=false).
 //
@@ -59,6 +61,11 @@ type output struct {
 	Name       string                     `json:"name"`
 	Text       json.RawMessage            `json:"text"`
 	Data       map[string]json.RawMessage `json:"data"`
+	Metadata   struct {
+		Longmemory *struct {
+			DataPoints int `json:"data_points"`
+		} `json:"longmemory"`
+	} `json:"metadata"`
 }
 
 // text joins a notebook string field, saved either as a string or as a list of lines.
@@ -173,6 +180,12 @@ func check(path string) (problems []string, figures int) {
 				problems = append(problems, fmt.Sprintf("%s: figure without image/png (has %s): an untrusted notebook shows no figure", at, kind))
 			} else if strings.Contains(kind, "inside text/html") {
 				problems = append(problems, fmt.Sprintf("%s: figure has %s: the UI prefers text/html to the PNG and sanitises it in an untrusted notebook", at, kind))
+			}
+			switch lm := o.Metadata.Longmemory; {
+			case lm == nil:
+				problems = append(problems, fmt.Sprintf("%s: figure without its metadata \"longmemory\": {\"data_points\": N} (not drawn by notebook.Show?)", at))
+			case lm.DataPoints == 0:
+				problems = append(problems, fmt.Sprintf("%s: empty chart: no data points drawn", at))
 			}
 		}
 	}

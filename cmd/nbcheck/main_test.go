@@ -11,12 +11,14 @@ import (
 
 // Output fixtures.
 const (
-	pngOut      = `{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "image/svg+xml": "<svg width=\"1\"></svg>", "text/plain": "<Figure>"}, "metadata": {}}`
+	pngOut      = `{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "image/svg+xml": "<svg width=\"1\"></svg>", "text/plain": "<Figure>"}, "metadata": {"longmemory": {"data_points": 3}}}`
+	emptyChart  = `{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo="}, "metadata": {"longmemory": {"data_points": 0}}}`
+	unknownPNG  = `{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo="}, "metadata": {}}`
 	svgOnlyOut  = `{"output_type": "display_data", "data": {"image/svg+xml": "<svg width=\"1\"></svg>"}, "metadata": {}}`
 	htmlSVGOut  = `{"output_type": "display_data", "data": {"text/html": ["<div><svg width=\"1\"></svg></div>"]}, "metadata": {}}`
 	htmlImgOut  = `{"output_type": "display_data", "data": {"text/html": ["<img src=\"data:image/png;base64,AAAA\">"]}, "metadata": {}}`
-	pngHTMLOut  = `{"output_type": "display_data", "data": {"image/png": "AAAA", "text/html": "<svg width=\"1\"></svg>"}, "metadata": {}}`
-	pngResult   = `{"output_type": "execute_result", "execution_count": 1, "data": {"image/png": "AAAA"}, "metadata": {}}`
+	pngHTMLOut  = `{"output_type": "display_data", "data": {"image/png": "AAAA", "text/html": "<svg width=\"1\"></svg>"}, "metadata": {"longmemory": {"data_points": 3}}}`
+	pngResult   = `{"output_type": "execute_result", "execution_count": 1, "data": {"image/png": "AAAA"}, "metadata": {"longmemory": {"data_points": 3}}}`
 	emptyHTML   = `{"output_type": "display_data", "data": {"text/html": []}, "metadata": {}}`
 	blankHTML   = `{"output_type": "display_data", "data": {"text/html": ["  \n"]}, "metadata": {}}`
 	emptyData   = `{"output_type": "display_data", "data": {}, "metadata": {}}`
@@ -67,6 +69,8 @@ func TestCheck(t *testing.T) {
 		{"empty html", nb("", code("a", emptyHTML, pngOut)), "cell 0 output 0: empty text/html display_data"},
 		{"blank html", nb("", code("a", pngOut, blankHTML)), "cell 0 output 1: empty text/html display_data"},
 		{"empty data", nb("", code("a", pngOut, emptyData)), "cell 0 output 1: empty display_data (no data)"},
+		{"empty chart", nb("", code("a", pngOut, emptyChart)), "cell 0 output 1: empty chart: no data points drawn"},
+		{"figure not drawn by notebook.Show", nb("", code("a", unknownPNG)), `cell 0 output 0: figure without its metadata "longmemory"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "nb.ipynb")

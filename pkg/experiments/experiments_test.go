@@ -10,6 +10,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -256,5 +257,28 @@ func TestSuccessorsBudget(t *testing.T) {
 	}
 	if n != 2*len(SuccessorKinds) {
 		t.Errorf("%d successors presets checked, want %d", n, 2*len(SuccessorKinds))
+	}
+}
+
+// TestTaskDataset: the MNIST tasks read MNIST unless Dataset is "fashion"; another value, or a
+// dataset on a synthetic task, is refused with the value named.
+func TestTaskDataset(t *testing.T) {
+	task, err := Task{Kind: "pmnist"}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := task.(tasks.PixelMNIST); p.Fashion || !p.Permuted || p.Seed != 1 {
+		t.Errorf("pmnist: %+v, want MNIST permuted with seed 1", p)
+	}
+	for _, tc := range []struct {
+		task Task
+		want string
+	}{
+		{Task{Kind: "mnist", Dataset: "kmnist"}, `Task.Dataset = "kmnist"`},
+		{Task{Kind: "copy", T: 10, Dataset: "fashion"}, `is for the MNIST tasks, not "copy"`},
+	} {
+		if _, err := tc.task.Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error containing %q", tc.task, err, tc.want)
+		}
 	}
 }

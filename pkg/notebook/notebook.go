@@ -219,13 +219,14 @@ func Train(p experiments.Preset) (*Run, error) {
 }
 
 // LossChart draws the held-out loss of each run against the iteration (or, with
-// trainLoss, the training loss of every step), with the memoryless baseline dashed, as in
-// the papers' figures.
+// trainLoss, the training loss of every step) on a log axis, with the memoryless baseline
+// dashed, as in the papers' figures; each model keeps its colour (runs.ColorByModel).
 func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots.Chart {
-	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380}
+	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380, LogY: true}
 	for _, r := range rs {
 		c.Series = append(c.Series, runs.LossSeries(r.Name, trainLoss, r.Trainer.Log))
 	}
+	runs.ColorByModel(&c)
 	runs.AddBaseline(&c, baseline)
 	return c
 }
@@ -233,9 +234,14 @@ func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots
 // Show displays a figure in the notebook and flushes it, so that it is saved with the cell:
 // one output carrying the figure as PNG (which every viewer shows, also a notebook opened
 // unrun and so not trusted) and as SVG (which a trusted notebook and the HTML export
-// prefer). Outside a notebook it does nothing.
+// prefer). A figure with no data (plots.Figure.DataPoints) is not shown: a line says so instead.
+// Outside a notebook it does nothing.
 func Show(fig plots.Figure) {
 	if !gonbui.IsNotebook {
+		return
+	}
+	if fig.DataPoints() == 0 {
+		fmt.Println("(no figure: nothing to draw yet)")
 		return
 	}
 	data, meta, err := bundle(fig)
@@ -261,7 +267,9 @@ func bundle(fig plots.Figure) (map[protocol.MIMEType]any, map[string]any, error)
 	data := map[protocol.MIMEType]any{protocol.MIMEImagePNG: b, protocol.MIMEImageSVG: fig.SVG()}
 	// map[string]int, which the GoNB protocol registers for its pipe (map[string]any is not).
 	size := map[string]int{"width": cfg.Width / plots.PNGScale, "height": cfg.Height / plots.PNGScale}
-	return data, map[string]any{string(protocol.MIMEImagePNG): size}, nil
+	// The data drawn, for nbcheck: a saved figure must show data.
+	drawn := map[string]int{"data_points": fig.DataPoints()}
+	return data, map[string]any{string(protocol.MIMEImagePNG): size, "longmemory": drawn}, nil
 }
 
 // imgTag returns fig as an HTML image with the PNG inline, at the figure's size (for the
@@ -415,6 +423,7 @@ func SeedsChart(title string, baseline float64, groups ...[]*Run) plots.Chart {
 			c.Series = append(c.Series, plots.Band(fmt.Sprintf("%s, %d seeds", g[0].Name, len(g)), xs, curves, 0))
 		}
 	}
+	runs.ColorByModel(&c)
 	runs.AddBaseline(&c, baseline)
 	return c
 }

@@ -127,7 +127,7 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf(`"image/png":%q`, base64.StdEncoding.EncodeToString(b))
-	if !strings.Contains(string(msg), want) || !strings.Contains(string(msg), `"metadata":{"image/png":{"height":200,"width":300}}`) {
+	if !strings.Contains(string(msg), want) || !strings.Contains(string(msg), `"metadata":{"image/png":{"height":200,"width":300},"longmemory":{"data_points":`) {
 		t.Errorf("display_data message: %.300s…", msg)
 	}
 	tag := imgTag(fig)

@@ -28,18 +28,37 @@ func RecordedRunsDir() string {
 // the figures of docs/figures draw them: the held-out loss against the iteration, median and
 // min–max band over the seeds, the baseline dashed; then their summary table (`longmemory
 // summary`, printed). The runs are shown as they stand (they may still be training: the
-// table gives their steps); a run not recorded yet is named and left out. Outside a notebook
+// table gives their steps); a run not recorded yet, or with fewer than runs.EvalWindow held-out
+// evaluations, is named with its steps and left out. Outside a notebook
 // it prints the table only.
 func ShowRecorded(title string, names ...string) error {
 	root := RecordedRunsDir()
 	if root == "" {
 		return fmt.Errorf("notebook: LONGMEMORY_ROOT is not set, so the recorded runs (docs/runs) cannot be found; the project's kernels set it")
 	}
-	var dirs, missing []string
+	var dirs, missing, few []string
 	for _, name := range names {
 		dir := filepath.Join(root, name)
 		if _, err := os.Stat(filepath.Join(runs.RunDirs(dir)[0], runs.LogFile)); err != nil {
 			missing = append(missing, name)
+			continue
+		}
+		// A run with fewer held-out evaluations than a final loss takes (runs.EvalWindow) would
+		// draw a dot or nothing: it is listed instead.
+		evals, steps := 0, 0
+		for _, rep := range runs.RunDirs(dir) {
+			_, log, err := runs.Read(rep)
+			if err != nil {
+				continue
+			}
+			xs, _ := runs.LossCurve(log, false)
+			evals = max(evals, len(xs))
+			if n := len(log); n > 0 {
+				steps = max(steps, log[n-1].Step)
+			}
+		}
+		if evals < runs.EvalWindow {
+			few = append(few, fmt.Sprintf("%s: %d steps, %d held-out evaluation(s), too few to draw", name, steps, evals))
 			continue
 		}
 		dirs = append(dirs, dir)
@@ -58,6 +77,9 @@ func ShowRecorded(title string, names ...string) error {
 	}
 	for _, name := range missing {
 		fmt.Fprintf(&table, "\n%s: not recorded yet (docs/runs/%s does not exist)\n", name, name)
+	}
+	for _, line := range few {
+		fmt.Fprintf(&table, "\n%s\n", line)
 	}
 	// As text on stdout, not a text/markdown display: a notebook opened unrun is not trusted,
 	// and Jupyter's classic UI then shows no output area for a Markdown display at all.

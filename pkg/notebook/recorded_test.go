@@ -9,13 +9,19 @@ import (
 )
 
 // TestShowRecorded: the recorded runs are read from $LONGMEMORY_ROOT/docs/runs and
-// summarised (outside a notebook, printed); a run not recorded is named; without
-// LONGMEMORY_ROOT the error says so.
+// summarised (outside a notebook, printed); a run not recorded, or with too few held-out
+// evaluations to draw, is named; without LONGMEMORY_ROOT the error says so.
 func TestShowRecorded(t *testing.T) {
 	t.Setenv(QuickEnv, "")
 	root := t.TempDir()
 	t.Setenv("LONGMEMORY_ROOT", root)
-	run, err := Train(tinyPreset("test/recorded"))
+	p := tinyPreset("test/recorded")
+	p.Train.Steps = 6
+	run, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub, err := Train(tinyPreset("test/stub")) // 2 evaluations: too few to draw
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,20 +32,23 @@ func TestShowRecorded(t *testing.T) {
 	if err := os.Rename(run.Dir, filepath.Join(recorded, "rec")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Rename(stub.Dir, filepath.Join(recorded, "stub")); err != nil {
+		t.Fatal(err)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	stdout := os.Stdout
 	os.Stdout = w
-	err = ShowRecorded("recorded", "rec", "absent")
+	err = ShowRecorded("recorded", "rec", "absent", "stub")
 	os.Stdout = stdout
 	w.Close()
 	out, _ := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| rec | tanh 4 | Adding(T=5) | 2 |", "absent: not recorded yet"} {
+	for _, want := range []string{"| rec | tanh 4 | Adding(T=5) | 6 |", "absent: not recorded yet", "stub: 2 steps, 2 held-out evaluation(s), too few to draw"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("ShowRecorded printed:\n%s\nwant it to contain %q", out, want)
 		}

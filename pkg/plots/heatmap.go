@@ -327,6 +327,19 @@ func (m Heatmap) drawKey(t target, pl *heatPlan) {
 	dc.FillText(sty, vg.Point{X: vg.Length(k.X0 + 16), Y: vg.Length(H - k.Y1)}, fmt.Sprintf(pl.format, pl.lo))
 }
 
+// DataPoints counts the finite cells.
+func (m Heatmap) DataPoints() int {
+	n := 0
+	for _, row := range m.Values {
+		for _, v := range row {
+			if finite(v) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // PNG renders the heat map as PNG, PNGScale pixels per figure pixel.
 func (m Heatmap) PNG() ([]byte, error) {
 	pl := m.plan()

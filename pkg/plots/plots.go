@@ -25,6 +25,9 @@ import (
 type Figure interface {
 	PNG() ([]byte, error)
 	SVG() string
+	// DataPoints counts the data the figure draws (reference lines left out): a figure with
+	// none is an empty chart, which the notebooks neither show nor save.
+	DataPoints() int
 }
 
 var (
@@ -720,6 +723,23 @@ func (c Chart) render(t target) {
 		}
 		t.dc.FillText(sty, vg.Point{X: x + swatchW + 6, Y: y}, pl.labels[k])
 	}
+}
+
+// DataPoints counts the finite points of the series that are not Dashed (a baseline or another
+// reference line is dashed).
+func (c Chart) DataPoints() int {
+	n := 0
+	for _, s := range c.Series {
+		if s.Dashed {
+			continue
+		}
+		for i, y := range s.Y {
+			if finite(s.x(i)) && finite(y) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // PNG renders the chart as a PNG of Width·PNGScale × Height·PNGScale pixels.

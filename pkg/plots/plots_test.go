@@ -469,3 +469,23 @@ func TestLogTicksStayFew(t *testing.T) {
 		t.Errorf("logLabel(1000) = %q", got)
 	}
 }
+
+// TestDataPoints: a chart counts the finite points of its data series, not its dashed reference
+// lines; a chart of the baseline alone is empty.
+func TestDataPoints(t *testing.T) {
+	base := Series{Name: "baseline", X: []float64{0, 10}, Y: []float64{1, 1}, Dashed: true}
+	for _, tc := range []struct {
+		fig  Figure
+		want int
+	}{
+		{Chart{Series: []Series{base}}, 0},
+		{Chart{Series: []Series{base, {Name: "run", Y: []float64{1, math.NaN(), 0.5}}}}, 2},
+		{Chart{Series: []Series{{Name: "one", X: []float64{50}, Y: []float64{0.3}}}}, 1},
+		{Heatmap{Values: [][]float64{{1, math.Inf(1)}, {0, 2}}}, 3},
+		{Heatmap{}, 0},
+	} {
+		if got := tc.fig.DataPoints(); got != tc.want {
+			t.Errorf("%T %+v: DataPoints() = %d, want %d", tc.fig, tc.fig, got, tc.want)
+		}
+	}
+}

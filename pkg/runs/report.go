@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
@@ -170,6 +171,7 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 	if len(chart.Series) == 0 {
 		return chart, fmt.Errorf("%s: no replica has a log yet", strings.Join(dirs, ", "))
 	}
+	ColorByModel(&chart) // before the names below drop the model's kind
 	// Runs of the same model are told apart by their directory names, less the part they
 	// all share ("adding-lt-irnn", "adding-lt-irnn-lr1e-3" → "adding-lt-irnn", "lr1e-3").
 	names := map[string][]int{}
@@ -291,4 +293,32 @@ func StepSeconds(log []train.Record) float64 {
 		}
 	}
 	return Median(per)
+}
+
+// ColorByModel colours each series of c that has none by its model's kind, the first word of
+// its name ("lt-ornn 80, 8 seeds" → "lt-ornn"): the kind's place in experiments.Kinds picks from
+// plots.Palette, so that a model keeps its colour from figure to figure; a second series of a
+// colour already taken in c gets the next free one. Dashed series (the baseline) keep theirs.
+func ColorByModel(c *plots.Chart) {
+	taken := map[string]bool{}
+	for _, s := range c.Series {
+		if s.Color != "" {
+			taken[s.Color] = true
+		}
+	}
+	for i := range c.Series {
+		s := &c.Series[i]
+		if s.Color != "" || s.Dashed {
+			continue
+		}
+		kind, _, _ := strings.Cut(s.Name, " ")
+		k := max(0, slices.Index(experiments.Kinds, strings.TrimSuffix(kind, ",")))
+		for j := range len(plots.Palette) {
+			if col := plots.Palette[(k+j)%len(plots.Palette)]; !taken[col] {
+				s.Color = col
+				break
+			}
+		}
+		taken[s.Color] = true
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -388,5 +389,20 @@ func TestHeldOut(t *testing.T) {
 	}
 	if final, best, acc := HeldOut([]train.Record{{Step: 1, EvalLoss: math.NaN()}}); !math.IsNaN(final) || !math.IsInf(best, 1) || !math.IsNaN(acc) {
 		t.Errorf("never scored: %v, %v, %v; want NaN, +Inf, NaN", final, best, acc)
+	}
+}
+
+// TestColorByModel: a model's colour follows its kind, not its place in the chart; a second
+// series of the same kind gets another colour; the dashed baseline keeps its own.
+func TestColorByModel(t *testing.T) {
+	a := plots.Chart{Series: []plots.Series{{Name: "urnn 128"}, {Name: "irnn 80, 8 seeds"}}}
+	b := plots.Chart{Series: []plots.Series{{Name: "irnn 80"}, {Name: "lt-ornn 80"}, {Name: "lt-ornn 80 pool"}, {Name: "baseline", Dashed: true, Color: "#555555"}}}
+	ColorByModel(&a)
+	ColorByModel(&b)
+	if a.Series[1].Color != b.Series[0].Color || a.Series[1].Color == "" {
+		t.Errorf("the IRNN is %q in one chart and %q in another", a.Series[1].Color, b.Series[0].Color)
+	}
+	if b.Series[1].Color == b.Series[2].Color || b.Series[3].Color != "#555555" {
+		t.Errorf("colours %q, %q, baseline %q: want two different ones and the baseline's own", b.Series[1].Color, b.Series[2].Color, b.Series[3].Color)
 	}
 }

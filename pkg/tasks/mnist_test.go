@@ -182,7 +182,7 @@ func TestPixelMNISTLayout(t *testing.T) {
 
 // TestFashionMNIST reads the real test set when the Debian package dataset-fashion-mnist is installed.
 func TestFashionMNIST(t *testing.T) {
-	task := PixelMNIST{}
+	task := PixelMNIST{Fashion: true}
 	images, labels := task.Files()
 	if _, err := os.Stat(images); err != nil {
 		t.Skipf("no %s: %v", images, err)
@@ -222,5 +222,35 @@ func TestFashionMNIST(t *testing.T) {
 	}
 	if i := slices.IndexFunc(b.X, func(v float32) bool { return v < 0 || v > 1 }); i >= 0 {
 		t.Errorf("X[%d] = %g, want pixels in [0, 1]", i, b.X[i])
+	}
+}
+
+// TestMNIST reads MNIST from its Go module (always there: go.mod pins it): 60 000 training and
+// 10 000 test images of 28×28, the first training labels 5 0 4 1 9.
+func TestMNIST(t *testing.T) {
+	dir, err := MNISTModuleDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		train bool
+		n     int
+	}{{true, 60000}, {false, 10000}} {
+		ds, err := PixelMNIST{Train: tc.train}.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.N != tc.n {
+			t.Errorf("%s: %d images (train %v), want %d", dir, ds.N, tc.train, tc.n)
+		}
+		if tc.train && !slices.Equal(ds.Labels[:5], []byte{5, 0, 4, 1, 9}) {
+			t.Errorf("first training labels %v, want 5 0 4 1 9", ds.Labels[:5])
+		}
+	}
+	if s := (PixelMNIST{Train: true, Permuted: true, Seed: 1}).String(); s != "PixelMNIST(MNIST train, permuted seed=1)" {
+		t.Errorf("String() = %q", s)
+	}
+	if s := (PixelMNIST{Fashion: true}).String(); s != "PixelMNIST(Fashion-MNIST test)" {
+		t.Errorf("String() = %q", s)
 	}
 }

@@ -204,8 +204,8 @@ func TestString(t *testing.T) {
 		{Copy{T: 5}, "Copy(T=5, K=8, S=10)"},
 		{VariableCopy{T: 7, Symbols: 3, Recall: 2}, "VariableCopy(T=7, K=3, S=2)"},
 		{Adding{T: 750}, "Adding(T=750)"},
-		{PixelMNIST{}, "PixelMNIST(test, dir=/usr/share/datasets/fashion-mnist)"},
-		{PixelMNIST{Dir: "/d", Train: true, Permuted: true, Seed: 3}, "PixelMNIST(train, permuted seed=3, dir=/d)"},
+		{PixelMNIST{}, "PixelMNIST(MNIST test)"},
+		{PixelMNIST{Dir: "/d", Train: true, Permuted: true, Seed: 3}, "PixelMNIST(MNIST train, permuted seed=3, dir=/d)"},
 	}
 	for _, tc := range tests {
 		if got := tc.task.String(); got != tc.want {
