@@ -123,7 +123,10 @@ notebooks-update: setup
 		echo "notebooks-update: $$nb"; start=$$(date +%s); \
 		LONGMEMORY_RUNS=$(ROOT)/build/nbupdate $(JUPYTER) nbconvert --to notebook --execute --inplace \
 			--ExecutePreprocessor.kernel_name=longmemory-go --ExecutePreprocessor.timeout=-1 $$nb || exit 1; \
-		echo "notebooks-update: $$nb took $$(( $$(date +%s) - start )) s"; \
+		secs=$$(( $$(date +%s) - start )); echo "notebooks-update: $$nb took $$secs s"; \
+		grep -v -P "^$$(basename $$nb)\t" docs/notebook_times.tsv > build/notebook_times.tsv 2>/dev/null || true; \
+		printf '%s\t%s\t%s\t%s\n' "$$(basename $$nb)" "$$secs" "$$(date -u +%F)" "$$(go run ./cmd/longmemory host)" >> build/notebook_times.tsv; \
+		{ echo "# notebook	seconds at the default settings	date	machine (written by make notebooks-update)"; grep -v "^#" build/notebook_times.tsv | sort; } > docs/notebook_times.tsv; \
 	done
 	$(GO) run ./cmd/nbcheck $(NOTEBOOKS)
 

@@ -9,6 +9,7 @@
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //	longmemory verdict [-runs DIR] CLAIMS.tsv        the papers' claims against the runs: reproduced or not
 //	longmemory fit [-sequences N] [-beta β] DIR…      an ESN run's readout in closed form (ridge.json), against its gradient-trained one
+//	longmemory host                                this machine as run.json records it (CPU, vector extension, CPUs)
 //
 // `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
 // evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C, SIGTERM or
@@ -22,6 +23,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
 func main() {
@@ -38,6 +41,7 @@ commands:
   summary one Markdown table row per run: steps, wall time, held-out loss, baseline
   verdict the papers' claims (a tab-separated file) against their runs: reproduced, not reproduced or open
   fit     fit the readout of an ESN run's replicas in closed form (ridge regression), against their gradient-trained one
+  host    this machine as run.json records it (CPU, vector extension, CPUs)
 `
 
 // run executes one command and returns the process exit code.
@@ -48,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var err error
 	switch args[0] {
+	case "host":
+		fmt.Fprintln(stdout, runs.Host())
 	case "list":
 		err = list(args[1:], stdout)
 	case "train":

@@ -180,3 +180,11 @@ func readCols(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestHost: `longmemory host` prints the machine as run.json records it.
+func TestHost(t *testing.T) {
+	code, out := cli("host")
+	if code != 0 || strings.TrimSpace(out) != runs.Host() || !strings.Contains(out, "CPUs") {
+		t.Errorf("host: exit %d, %q; want %q", code, out, runs.Host())
+	}
+}

@@ -102,6 +102,8 @@ func (c Claim) Validate() error {
 		return fmt.Errorf("claims: %s: learn test %q compares with the fail runs: give fail runs and fail test %q", c.ID, c.LearnTest, None)
 	case !c.LearnTest.comparative() && (len(c.Fail) == 0) != (c.FailTest == None):
 		return fmt.Errorf("claims: %s: fail test %q with %d fail runs: %q goes with none, another test with some", c.ID, c.FailTest, len(c.Fail), None)
+	case c.LearnTest == Faster && c.Seconds > 0:
+		return fmt.Errorf("claims: %s: learn test %q with a budget of seconds: runs cut at different steps have no common censoring time; give a horizon in steps", c.ID, c.LearnTest)
 	case (c.Horizon > 0) == (c.Seconds > 0) || c.Horizon < 0 || c.Seconds < 0:
 		return fmt.Errorf("claims: %s: horizon %d steps and %g s, want one of them > 0", c.ID, c.Horizon, c.Seconds)
 	case c.Reference != Baseline && c.Reference != Plateau:

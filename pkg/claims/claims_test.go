@@ -165,7 +165,7 @@ func TestMargin(t *testing.T) {
 	}
 }
 
-// Rule 4: a run said never to solve the task fails that when half its seeds reach the line.
+// Rule 4: a run said never to solve the task fails that when any seed reaches the line.
 func TestNoSolve(t *testing.T) {
 	solver := synth("solver", "copy", 0.17, 100, eight(flat(0.001))...)
 	half := synth("half", "copy", 0.17, 100, eight(func(s int) curve {
@@ -176,6 +176,15 @@ func TestNoSolve(t *testing.T) {
 	})...)
 	if v := judge(t, claim(Solves, []string{"solver"}, NoSolve, []string{"half"}, 5000), solver, half); v.Outcome != NotReproduced {
 		t.Errorf("4 of 8 fail-seeds solve it: %s (%s), want not reproduced", v.Outcome, v.Reason)
+	}
+	one := synth("one", "copy", 0.17, 100, eight(func(s int) curve {
+		if s == 0 {
+			return flat(0.001)(s)
+		}
+		return flat(0.17)(s)
+	})...)
+	if v := judge(t, claim(Solves, []string{"solver"}, NoSolve, []string{"one"}, 5000), solver, one); v.Outcome != NotReproduced {
+		t.Errorf("1 of 8 fail-seeds solves it (\"never able to find the solution\"): %s (%s), want not reproduced", v.Outcome, v.Reason)
 	}
 	none := synth("none", "copy", 0.17, 100, eight(flat(0.17))...)
 	if v := judge(t, claim(Solves, []string{"solver"}, NoSolve, []string{"none"}, 5000), solver, none); v.Outcome != Reproduced {
@@ -303,16 +312,60 @@ func TestMannWhitney(t *testing.T) {
 	if u != 2 || p != 1 {
 		t.Errorf("all censored: U = %g, p = %g, want 2 and 1", u, p)
 	}
-	// The normal approximation agrees with the exact test where both apply (10 and 10: 184 756
-	// assignments, exact; the approximation is used above exactLimit).
-	a := []float64{1, 3, 4, 6, 8, 9, 12, 13, 15, 20}
-	b := []float64{2, 5, 7, 10, 11, 14, 16, 17, 18, 19}
-	_, exact := MannWhitney(a, b)
-	n := float64(len(a) + len(b))
-	z := (mwU(a, b) - 50 - 0.5) / math.Sqrt(100.0/12*(n+1))
-	if approx := 0.5 * math.Erfc(z/math.Sqrt2); math.Abs(approx-exact) > 0.02 {
-		t.Errorf("exact p %g, normal approximation %g", exact, approx)
+	// The programme over tie groups against every assignment enumerated, with ties and +Inf.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 20 {
+		var x, y []float64
+		for range 1 + rng.IntN(6) {
+			x = append(x, float64(rng.IntN(4)))
+		}
+		for range 1 + rng.IntN(6) {
+			y = append(y, float64(rng.IntN(4)))
+		}
+		if trial%3 == 0 {
+			x[0], y[0] = inf, inf
+		}
+		_, got := MannWhitney(x, y)
+		if want := bruteP(x, y); math.Abs(got-want) > 1e-12 {
+			t.Errorf("MannWhitney(%v, %v) p = %g, enumeration %g", x, y, got, want)
+		}
 	}
+	// 3 of 8 reach the line, 40 seeds never do: p = P(the 3 finite times all fall in the 8) = C(45, 5)/C(48, 8).
+	three := []float64{1, 2, 3, inf, inf, inf, inf, inf}
+	var forty []float64
+	for range 40 {
+		forty = append(forty, inf)
+	}
+	if _, p := MannWhitney(three, forty); math.Abs(p-binomial(45, 5)/binomial(48, 8)) > 1e-12 {
+		t.Errorf("3 of 8 against 40 censored: p = %g, want C(45,5)/C(48,8) = %g", p, binomial(45, 5)/binomial(48, 8))
+	}
+}
+
+// bruteP enumerates every assignment of the pooled values to groups of len(a) and len(b).
+func bruteP(a, b []float64) float64 {
+	pooled := append(append([]float64{}, a...), b...)
+	u := mwU(a, b)
+	var ge, total float64
+	var rec func(i int, x, y []float64)
+	rec = func(i int, x, y []float64) {
+		if i == len(pooled) {
+			if len(x) == len(a) {
+				total++
+				if mwU(x, y) >= u-1e-9 {
+					ge++
+				}
+			}
+			return
+		}
+		if len(x) < len(a) {
+			rec(i+1, append(x[:len(x):len(x)], pooled[i]), y)
+		}
+		if len(y) < len(b) {
+			rec(i+1, x, append(y[:len(y):len(y)], pooled[i]))
+		}
+	}
+	rec(0, nil, nil)
+	return ge / total
 }
 
 // TestLossCV measures the coefficient of variation of the memoryless adding error on sampled
@@ -337,7 +390,7 @@ func TestLossCV(t *testing.T) {
 }
 
 func TestRead(t *testing.T) {
-	good := "# comment\nid1\tsrc\tquote\tsolves\ta,b\tno-solve\tc\t5000\tbaseline\nid2\tsrc\tq\tfaster\ta\t-\tb\t1500s\tbaseline\n"
+	good := "# comment\nid1\tsrc\tquote\tsolves\ta,b\tno-solve\tc\t5000\tbaseline\nid2\tsrc\tq\tsolves\ta\t-\t-\t1500s\tbaseline\n"
 	cs, err := Read(strings.NewReader(good), "good")
 	if err != nil || len(cs) != 2 || len(cs[0].Learn) != 2 || cs[1].Seconds != 1500 {
 		t.Fatalf("Read = %+v, %v", cs, err)
@@ -347,10 +400,61 @@ func TestRead(t *testing.T) {
 		{"id\tsrc\tq\tsolve\ta\t-\t-\t10\tbaseline", "learn test \"solve\""},
 		{"id\tsrc\tq\tfaster\ta\tno-solve\tb\t10\tbaseline", "compares with the fail runs"},
 		{"id\tsrc\tq\tsolves\ta\t-\t-\t10\tzero", "reference \"zero\""},
+		{"id\tsrc\tq\tfaster\ta\t-\tb\t1500s\tbaseline", "no common censoring time"},
 		{"id\tsrc\tq\tsolves\ta\t-\t-\t10", "8 tab-separated fields, want 9"},
 	} {
 		if _, err := Read(strings.NewReader(bad.line), "f"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("Read(%q) = %v, want an error containing %q", bad.line, err, bad.want)
 		}
+	}
+}
+
+// TestStepsToLine: the step at which the median of the last 5 evaluations first falls under
+// the line (the third low evaluation of five), and the common grid of a speed comparison.
+func TestStepsToLine(t *testing.T) {
+	drop := func(at int) func(int) curve { // 0.17 until evaluation at, 0.001 from it on
+		return func(int) curve {
+			return shape(50, func(i, _ int) float64 {
+				if i >= at {
+					return 0.001
+				}
+				return 0.17
+			})
+		}
+	}
+	r := synth("r", "copy", 0.17, 100, eight(drop(10))...)
+	v := judge(t, claim(Solves, []string{"r"}, None, nil, 5000), r)
+	// Evaluations 10, 11, 12 (steps 1100, 1200, 1300) are low: the median of the five ending at
+	// step 1300 is the first under the line.
+	if got := v.Runs[0].StepsToLine; got[0] != 1300 {
+		t.Errorf("steps to the line %v, want 1300 for every seed", got)
+	}
+	// A run evaluated every 50 steps is timed on the steps of one evaluated every 100.
+	fine := &Run{Name: "fine", Task: "copy", Baseline: 0.17, Plateau: math.NaN(), EvalBatch: 100}
+	for s := range 8 {
+		var log []train.Record
+		for step := 50; step <= 5000; step += 50 {
+			l := 0.17
+			if step >= 1050 {
+				l = 0.001
+			}
+			log = append(log, train.Record{Step: step, EvalLoss: l, EvalAccuracy: math.NaN(), Seconds: 0.1 * float64(step)})
+		}
+		fine.Seeds = append(fine.Seeds, Seed{Seed: uint64(s), Log: log})
+	}
+	v = judge(t, claim(Faster, []string{"fine"}, None, []string{"r"}, 5000), fine, r)
+	if got := v.Runs[0].StepsToLine[0]; got != 1300 {
+		t.Errorf("on the common grid of 100 steps: %d, want 1300 (alone, every 50 steps: 1150)", got)
+	}
+	if got := v.Runs[0].Comparisons[0].P; got != 1 {
+		t.Errorf("the same steps to the line on the common grid: p = %g, want 1", got)
+	}
+}
+
+// TestNotRunFirst: a missing run decides the claim before one short of its horizon.
+func TestNotRunFirst(t *testing.T) {
+	short := synth("short", "copy", 0.17, 100, eight(flat(0.17))...)
+	if v := judge(t, claim(Solves, []string{"short", "missing"}, None, nil, 10000), short); v.Outcome != NotRun {
+		t.Errorf("one run missing, one short: %s, want not run", v.Outcome)
 	}
 }

@@ -23,12 +23,13 @@
 //     (is above its line) when its final median is over (1 + m)·line; a seed that diverged counts +Inf.
 //  4. Thresholds ("solves", "perfect performance", "never able to find the solution"). A run
 //     solves the task when its final median is under the solved line (runs.SolvedLoss: a tenth of
-//     the reference on copy, an MSE of 0.01 on adding). A run that should not solve it fails
-//     that when at least half its seeds reach the line by the horizon (steps to the line, rule 5).
-//  5. Speed ("efficiently", "almost immediately", "only after a very long time"). A seed's steps
-//     to the line are the first evaluation step at which the median of its last [FinalK]
-//     evaluations is under the solved line; a seed that has not reached it at the horizon is
-//     censored there. Faster means: the runs that should be fast reach the line in at least half
+//     the reference on copy, an MSE of 0.01 on adding). A run that should never solve it fails
+//     that when any seed reaches the line by the horizon (steps to the line, rule 5).
+//  5. Speed ("efficiently", "only after a very long time"). A seed's steps to the line are the
+//     first evaluation step at which the median of its last [FinalK] evaluations (all so far, when
+//     fewer) is under the solved line, on the evaluation steps all the compared runs share (the
+//     coarsest run's interval); a seed that has not reached it at the horizon is censored there.
+//     A horizon in steps is required: runs cut at different steps share no censoring time. Faster means: the runs that should be fast reach the line in at least half
 //     their seeds, and a one-sided Mann–Whitney test over the seeds (censored times tied with each
 //     other and after every observed time: Gehan's form of the test) gives p < [Alpha] against
 //     each slow run.

@@ -44,17 +44,48 @@ func (e evals) final() (loss, acc float64) {
 }
 
 // stepsTo is rule 5: the first evaluation step at which the median of the last FinalK
-// evaluations is under line, or -1 when none is by the horizon (censored).
-func (e evals) stepsTo(line float64) int {
-	for i := FinalK - 1; i < len(e.loss); i++ {
-		if math.IsInf(e.loss[i], 1) {
+// evaluations (of all so far, when fewer: as the final loss takes them) is under line, or -1
+// when none is by the horizon (censored). With grid > 1 only the evaluations at multiples of
+// grid count, so that runs evaluated at different intervals are timed on the same steps.
+func (e evals) stepsTo(line float64, grid int) int {
+	var steps []int
+	var loss []float64
+	for i, s := range e.steps {
+		if grid <= 1 || s%grid == 0 {
+			steps, loss = append(steps, s), append(loss, e.loss[i])
+		}
+	}
+	for i := range loss {
+		if math.IsInf(loss[i], 1) {
 			break
 		}
-		if runs.Median(e.loss[i-FinalK+1:i+1]) < line {
-			return e.steps[i]
+		if runs.Median(loss[max(0, i-FinalK+1):i+1]) < line {
+			return steps[i]
 		}
 	}
 	return -1
+}
+
+// evalSpacing is the median number of steps between a run's consecutive held-out
+// evaluations (0 with fewer than two).
+func evalSpacing(r *Run) int {
+	var d []float64
+	for _, s := range r.Seeds {
+		prev := -1
+		for _, rec := range s.Log {
+			if math.IsNaN(rec.EvalLoss) {
+				continue
+			}
+			if prev >= 0 {
+				d = append(d, float64(rec.Step-prev))
+			}
+			prev = rec.Step
+		}
+	}
+	if m := runs.Median(d); !math.IsNaN(m) {
+		return int(m)
+	}
+	return 0
 }
 
 // falling is rule 7: whether the Theil–Sen trend of the log-loss over the evaluations in the
@@ -92,10 +123,11 @@ func TheilSen(x, y []float64) float64 {
 
 // MannWhitney tests whether the values of a tend to be smaller than those of b: it returns
 // U = Σ_{i,j} ([a_i < b_j] + ½[a_i = b_j]) and the one-sided p-value P(U ≥ observed) when the
-// pooled values are assigned to the two groups at random. +Inf values (censored times) tie
-// with each other and come after every finite value, which makes it Gehan's test for data
-// censored at one time. The p-value is exact (every assignment enumerated) when there are at
-// most exactLimit of them, from the normal approximation with the ties' correction otherwise.
+// pooled values are assigned to the two groups at random, every assignment equally likely.
+// +Inf values (censored times) tie with each other and come after every finite value, which
+// makes it Gehan's test for data censored at one time. The p-value is exact at any size and
+// with any ties: a dynamic programme over the groups of equal values counts the assignments
+// (∏ C(m_g, k_g) for k_g of a's values among the m_g of group g) by the U they give.
 func MannWhitney(a, b []float64) (u, p float64) {
 	u = mwU(a, b)
 	n1, n2 := len(a), len(b)
@@ -103,58 +135,58 @@ func MannWhitney(a, b []float64) (u, p float64) {
 		return u, math.NaN()
 	}
 	pooled := slices.Concat(a, b)
-	if binomial(n1+n2, n1) <= exactLimit {
-		var ge, total float64
-		pick := make([]bool, n1+n2)
-		var rec func(i, left int)
-		rec = func(i, left int) {
-			if left == 0 {
-				var x, y []float64
-				for j, v := range pooled {
-					if pick[j] {
-						x = append(x, v)
-					} else {
-						y = append(y, v)
-					}
-				}
-				total++
-				if mwU(x, y) >= u-1e-9 {
-					ge++
-				}
-				return
-			}
-			if len(pooled)-i < left {
-				return
-			}
-			pick[i] = true
-			rec(i+1, left-1)
-			pick[i] = false
-			rec(i+1, left)
+	slices.SortFunc(pooled, func(x, y float64) int { return cmpValue(y, x) }) // largest first
+	var groups []int                                                             // sizes of the runs of equal values, largest value first
+	for i := 0; i < len(pooled); {
+		j := i
+		for j < len(pooled) && cmpValue(pooled[j], pooled[i]) == 0 {
+			j++
 		}
-		rec(0, n1)
-		return u, ge / total
+		groups, i = append(groups, j-i), j
 	}
-	// Normal approximation with the ties' correction of the variance.
-	n := float64(n1 + n2)
-	counts := map[float64]float64{}
-	for _, v := range pooled {
-		counts[v]++
+	// ways[k][2U] = number of assignments of k of a's values among the groups so far (the
+	// largest values) that give U (doubled, to count the ½ of ties in integers).
+	ways := []map[int]float64{{0: 1}}
+	seen := 0 // values in the groups so far
+	for _, m := range groups {
+		next := make([]map[int]float64, min(n1, seen+m)+1)
+		for k, byU := range ways {
+			for c := 0; c <= m && k+c <= n1; c++ {
+				// Each of the c values of a in this group is smaller than the b values above it
+				// (seen − k of them) and ties with the m − c of b in the group.
+				du := c*2*(seen-k) + c*(m-c)
+				w := binomial(m, c)
+				if next[k+c] == nil {
+					next[k+c] = map[int]float64{}
+				}
+				for twoU, n := range byU {
+					next[k+c][twoU+du] += n * w
+				}
+			}
+		}
+		ways, seen = next, seen+m
 	}
-	ties := 0.0
-	for _, t := range counts {
-		ties += t*t*t - t
+	var ge, total float64
+	obs := int(math.Round(2 * u))
+	for twoU, n := range ways[n1] {
+		total += n
+		if twoU >= obs {
+			ge += n
+		}
 	}
-	mean := float64(n1*n2) / 2
-	sd := math.Sqrt(float64(n1*n2) / 12 * (n + 1 - ties/(n*(n-1))))
-	if sd == 0 {
-		return u, 1
-	}
-	z := (u - mean - 0.5) / sd // continuity correction
-	return u, 0.5 * math.Erfc(z/math.Sqrt2)
+	return u, ge / total
 }
 
-// exactLimit bounds the assignments MannWhitney enumerates (16 seeds split 8 and 8: 12 870).
-const exactLimit = 200000
+// cmpValue orders values with NaN first, as slices.Sort does, and +Inf after every finite one.
+func cmpValue(x, y float64) int {
+	switch {
+	case x == y || (math.IsNaN(x) && math.IsNaN(y)):
+		return 0
+	case math.IsNaN(x) || x < y:
+		return -1
+	}
+	return 1
+}
 
 func mwU(a, b []float64) float64 {
 	u := 0.0
