@@ -44,8 +44,10 @@ def save_recorded(path):
             client.execute_cell(work.cells[i], i)
     outputs = work.cells[target].outputs
     figures = sum("image/png" in o.get("data", {}) for o in outputs)
-    if figures == 0:  # a reader of the unrun notebook would see no figure: keep the old outputs
-        raise SystemExit(f"{path}: cell {target} produced no image/png output; the notebook is left as it was")
+    said = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    if figures == 0 and "not recorded yet" not in said and "too few to draw" not in said:
+        # a reader of the unrun notebook would see neither a figure nor why: keep the old outputs
+        raise SystemExit(f"{path}: cell {target} produced no image/png output and no line saying why; the notebook is left as it was")
     cell = nb.cells[target]
     cell.outputs = outputs  # its execution count is kept: outputs are what changed
     nbformat.validate(nb)

@@ -64,7 +64,7 @@ func rule(c claims.Claim) string {
 	case claims.Solves:
 		return "solving means a final under the solved line (a tenth of the baseline on copy, an MSE of 0.01 on adding); " + final + "."
 	case claims.Below:
-		return fmt.Sprintf("going below the baseline means a final at least %.0f%% under it (more when the held-out set is small); %s.", 100*claims.MinMargin, final)
+		return fmt.Sprintf("going below the baseline means a final at least %.0f%% under it (more with few seeds or a small held-out set: three standard errors of the median); %s.", 100*claims.MinMargin, final)
 	case claims.Faster:
 		return fmt.Sprintf("faster means reaching the solved line in fewer steps over the seeds (one-sided rank test, p < %g).", claims.Alpha)
 	}
