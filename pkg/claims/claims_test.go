@@ -1,8 +1,11 @@
 package claims
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -456,5 +459,25 @@ func TestNotRunFirst(t *testing.T) {
 	short := synth("short", "copy", 0.17, 100, eight(flat(0.17))...)
 	if v := judge(t, claim(Solves, []string{"short", "missing"}, None, nil, 10000), short); v.Outcome != NotRun {
 		t.Errorf("one run missing, one short: %s, want not run", v.Outcome)
+	}
+}
+
+// TestLoad: replicas that disagree on their task's settings are not seeds of one run.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	for s, batch := range []int{100, 1000} {
+		rep := filepath.Join(dir, "r", fmt.Sprintf("seed-%d", s))
+		if err := os.MkdirAll(rep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		meta := fmt.Sprintf(`{"Preset": {"Task": {"Kind": "adding", "T": 10}, "Train": {"EvalBatch": %d}}, "Baseline": 0.16666}`, batch)
+		os.WriteFile(filepath.Join(rep, "run.json"), []byte(meta), 0o644)
+		os.WriteFile(filepath.Join(rep, "log.csv"), []byte("step,loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n1,1,1,0.2,NaN,NaN,1\n"), 0o644)
+	}
+	if _, err := Load(filepath.Join(dir, "r")); err == nil || !strings.Contains(err.Error(), "1000 held-out sequences; its other replicas") {
+		t.Errorf("replicas with 100 and 1000 held-out sequences: %v", err)
+	}
+	if r, err := Load(filepath.Join(dir, "absent")); r != nil || err != nil {
+		t.Errorf("a missing directory: %v, %v; want nil, nil (not run)", r, err)
 	}
 }

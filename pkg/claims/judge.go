@@ -196,8 +196,8 @@ func measure(c Claim, r *Run, test Test, fail bool, grid int) RunStats {
 			s.Diverged++
 		} else {
 			s.Steps = min(s.Steps, e.last)
-			if e.last < s.StepsJudged || s.StepsJudged == 0 || len(e.loss) == 0 {
-				s.Short = true
+			if e.last < s.StepsJudged || s.StepsJudged == 0 {
+				s.Short = true // a seed at the horizon with no evaluation is not short: its final is NaN
 			}
 		}
 		at := e.stepsTo(solved, grid)
