@@ -91,6 +91,19 @@ func TestHorizon(t *testing.T) {
 	if v := judge(t, claim(Solves, []string{"late"}, None, nil, 10000), r); v.Outcome != Reproduced {
 		t.Errorf("solved before the horizon: %s (%s), want reproduced", v.Outcome, v.Reason)
 	}
+	// A run at the horizon that fails its side decides, whatever a run still short of it does;
+	// one that passes its side leaves the claim open.
+	long := func(level float64) func(int) curve { // 15 000 steps
+		return func(int) curve { return shape(150, func(int, int) float64 { return level }) }
+	}
+	flatRun := synth("flat", "copy", 0.17, 100, eight(long(0.17))...)
+	if v := judge(t, claim(Solves, []string{"late"}, NotBelow, []string{"flat"}, 15000), r, flatRun); v.Outcome != Open {
+		t.Errorf("a fail-run passing its side, a learn-run short: %s (%s), want open", v.Outcome, v.Reason)
+	}
+	solvedRun := synth("solved", "copy", 0.17, 100, eight(long(0.001))...)
+	if v := judge(t, claim(Solves, []string{"late"}, NotBelow, []string{"solved"}, 15000), r, solvedRun); v.Outcome != NotReproduced {
+		t.Errorf("a fail-run at its horizon below the line, a learn-run short: %s (%s), want not reproduced", v.Outcome, v.Reason)
+	}
 	v := judge(t, claim(Solves, []string{"late"}, None, nil, 15000), r)
 	if v.Outcome != Open || math.Abs(v.HoursToGo-0.1*5000/3600) > 1e-9 {
 		t.Errorf("short of the horizon: %s, %g h (%s), want open with %g h", v.Outcome, v.HoursToGo, v.Reason, 0.1*5000/3600)
