@@ -1,8 +1,11 @@
 package claims
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,6 +90,19 @@ func TestHorizon(t *testing.T) {
 	}
 	if v := judge(t, claim(Solves, []string{"late"}, None, nil, 10000), r); v.Outcome != Reproduced {
 		t.Errorf("solved before the horizon: %s (%s), want reproduced", v.Outcome, v.Reason)
+	}
+	// A run at the horizon that fails its side decides, whatever a run still short of it does;
+	// one that passes its side leaves the claim open.
+	long := func(level float64) func(int) curve { // 15 000 steps
+		return func(int) curve { return shape(150, func(int, int) float64 { return level }) }
+	}
+	flatRun := synth("flat", "copy", 0.17, 100, eight(long(0.17))...)
+	if v := judge(t, claim(Solves, []string{"late"}, NotBelow, []string{"flat"}, 15000), r, flatRun); v.Outcome != Open {
+		t.Errorf("a fail-run passing its side, a learn-run short: %s (%s), want open", v.Outcome, v.Reason)
+	}
+	solvedRun := synth("solved", "copy", 0.17, 100, eight(long(0.001))...)
+	if v := judge(t, claim(Solves, []string{"late"}, NotBelow, []string{"solved"}, 15000), r, solvedRun); v.Outcome != NotReproduced {
+		t.Errorf("a fail-run at its horizon below the line, a learn-run short: %s (%s), want not reproduced", v.Outcome, v.Reason)
 	}
 	v := judge(t, claim(Solves, []string{"late"}, None, nil, 15000), r)
 	if v.Outcome != Open || math.Abs(v.HoursToGo-0.1*5000/3600) > 1e-9 {
@@ -456,5 +472,25 @@ func TestNotRunFirst(t *testing.T) {
 	short := synth("short", "copy", 0.17, 100, eight(flat(0.17))...)
 	if v := judge(t, claim(Solves, []string{"short", "missing"}, None, nil, 10000), short); v.Outcome != NotRun {
 		t.Errorf("one run missing, one short: %s, want not run", v.Outcome)
+	}
+}
+
+// TestLoad: replicas that disagree on their task's settings are not seeds of one run.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	for s, batch := range []int{100, 1000} {
+		rep := filepath.Join(dir, "r", fmt.Sprintf("seed-%d", s))
+		if err := os.MkdirAll(rep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		meta := fmt.Sprintf(`{"Preset": {"Task": {"Kind": "adding", "T": 10}, "Train": {"EvalBatch": %d}}, "Baseline": 0.16666}`, batch)
+		os.WriteFile(filepath.Join(rep, "run.json"), []byte(meta), 0o644)
+		os.WriteFile(filepath.Join(rep, "log.csv"), []byte("step,loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n1,1,1,0.2,NaN,NaN,1\n"), 0o644)
+	}
+	if _, err := Load(filepath.Join(dir, "r")); err == nil || !strings.Contains(err.Error(), "1000 held-out sequences; its other replicas") {
+		t.Errorf("replicas with 100 and 1000 held-out sequences: %v", err)
+	}
+	if r, err := Load(filepath.Join(dir, "absent")); r != nil || err != nil {
+		t.Errorf("a missing directory: %v, %v; want nil, nil (not run)", r, err)
 	}
 }

@@ -41,7 +41,8 @@
 //     solved line is not counted). Verdicts report it; they are decided at the horizon all the same.
 //
 // A claim is reproduced when every run meets its side of the test, not reproduced when the
-// runs are at the horizon and one does not, open while a run is short of the horizon, and not
-// run when a run has no directory yet. Setting variants and ablations are judged by the same
+// runs are at the horizon and one does not (or, for a test that compares no runs, as soon as one
+// run at the horizon fails its side: those still short of it cannot change that), open while a
+// run is short of the horizon, and not run when a run has no directory yet. Setting variants and ablations are judged by the same
 // rules into their own table, outside the claims' tally.
 package claims

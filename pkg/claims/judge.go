@@ -115,6 +115,23 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 		v.Outcome = NotRun
 		v.Reason = "not run yet: " + strings.Join(missing, ", ")
 		return v
+	case len(short) > 0 && !c.LearnTest.comparative():
+		// A run at the horizon that fails its own side decides the claim: the runs still short
+		// of it cannot change that.
+		var failed []string
+		for i := range v.Runs {
+			if s := &v.Runs[i]; !s.Short && s.Test != None {
+				if s.Pass = pass(*s); !s.Pass {
+					failed = append(failed, s.describe())
+				}
+			}
+		}
+		if len(failed) > 0 {
+			v.Outcome = NotReproduced
+			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs short of the horizon do: %s)", c.HorizonText(), strings.Join(failed, "; "), strings.Join(short, ", "))
+			return v
+		}
+		fallthrough
 	case len(short) > 0:
 		v.Outcome = Open
 		v.HoursToGo = hours
@@ -196,8 +213,8 @@ func measure(c Claim, r *Run, test Test, fail bool, grid int) RunStats {
 			s.Diverged++
 		} else {
 			s.Steps = min(s.Steps, e.last)
-			if e.last < s.StepsJudged || s.StepsJudged == 0 || len(e.loss) == 0 {
-				s.Short = true
+			if e.last < s.StepsJudged || s.StepsJudged == 0 {
+				s.Short = true // a seed at the horizon with no evaluation is not short: its final is NaN
 			}
 		}
 		at := e.stepsTo(solved, grid)

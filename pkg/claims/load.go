@@ -15,7 +15,8 @@ import (
 
 // Load reads the run directory dir (its replicas, or dir itself as one seed) into a Run named
 // for the directory; nil, nil when dir does not exist. A replica with no run.json yet (just
-// starting) counts as a seed with an empty log.
+// starting) counts as a seed with an empty log. Replicas that disagree on the task, its
+// baseline or the held-out set's size are an error: they are not seeds of one run.
 func Load(dir string) (*Run, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -30,9 +31,11 @@ func Load(dir string) (*Run, error) {
 		if meta.Preset.Task.Kind == "" {
 			continue
 		}
-		r.Task = cmp.Or(r.Task, meta.Preset.Task.Kind)
-		r.Baseline = cmp.Or(r.Baseline, meta.Baseline)
-		r.EvalBatch = cmp.Or(r.EvalBatch, meta.Preset.Train.EvalBatch)
+		if r.Task != "" && (r.Task != meta.Preset.Task.Kind || r.Baseline != meta.Baseline || r.EvalBatch != meta.Preset.Train.EvalBatch) {
+			return nil, fmt.Errorf("claims: %s: task %q, baseline %g, %d held-out sequences; its other replicas: %q, %g, %d",
+				rep, meta.Preset.Task.Kind, meta.Baseline, meta.Preset.Train.EvalBatch, r.Task, r.Baseline, r.EvalBatch)
+		}
+		r.Task, r.Baseline, r.EvalBatch = meta.Preset.Task.Kind, meta.Baseline, meta.Preset.Train.EvalBatch
 		if meta.Preset.Task.Kind == "varcopy" && math.IsNaN(r.Plateau) {
 			task, err := meta.Preset.Task.Build()
 			if err != nil {

@@ -20,7 +20,7 @@ func Rules() []string {
 		fmt.Sprintf("**Speed** (\"efficiently\", \"only after a very long time\"). A seed's steps to the line are the first evaluation step where the median of its last %d evaluations (all so far, when fewer) is under the solved line, on the evaluation steps all the compared runs share, censored at the horizon (a horizon in steps). Faster means: the fast runs reach the line in at least half their seeds, and a one-sided Mann–Whitney test over the seeds (censored times tied after every observed one: Gehan's test) gives p < %g against each slow run.", FinalK, Alpha),
 		fmt.Sprintf("**Comparisons** of levels (\"achieves lower error\") and accuracies compare the seeds' finals by the same one-sided test at α = %g.", Alpha),
 		fmt.Sprintf("**Trend.** A seed is still falling when the Theil–Sen slope of its log-loss over the second half of the judged window (the median of pairwise slopes, which a spike cannot move) takes more than %.0f%% off its loss across that half (a seed already under the solved line is not counted). Reported; the verdict is still decided at the horizon.", 100*FallingDrop),
-		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not, **open** while a run is short of the horizon, and **not run** while a run has no directory.",
+		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not (for a test that compares no runs, as soon as one run at the horizon fails its side, whatever the runs still short of it do), **open** while a run is short of the horizon, and **not run** while a run has no directory.",
 	}
 }
 

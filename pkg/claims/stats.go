@@ -136,7 +136,7 @@ func MannWhitney(a, b []float64) (u, p float64) {
 	}
 	pooled := slices.Concat(a, b)
 	slices.SortFunc(pooled, func(x, y float64) int { return cmpValue(y, x) }) // largest first
-	var groups []int                                                             // sizes of the runs of equal values, largest value first
+	var groups []int                                                          // sizes of the runs of equal values, largest value first
 	for i := 0; i < len(pooled); {
 		j := i
 		for j < len(pooled) && cmpValue(pooled[j], pooled[i]) == 0 {

@@ -127,12 +127,13 @@ func AddBaseline(c *plots.Chart, baseline float64) {
 // trainLoss the training loss of every step): a single run as its curve, a multi-seed run
 // as the median over its replicas with the min–max band, named "<model> <hidden>" (with
 // "pool" for an LT-RNN with l2 pooling; by their directories when two would share a name,
-// keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed. The
-// title is the first run's task. A replica with no log yet (or, for the held-out loss, no
+// keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed, on a log
+// axis (a loss is positive, and learning shows as a factor); each model in its colour
+// (ColorByModel). The title is the first run's task. A replica with no log yet (or, for the held-out loss, no
 // evaluation yet) is left out, and so is a run none of whose replicas has one (just started,
 // or started again by train -restart); an error if that leaves nothing to draw.
 func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
-	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400}
+	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400, LogY: true}
 	baseline := nan
 	var drawn []string // the directory of each series
 	for _, dir := range dirs {
