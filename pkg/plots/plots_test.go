@@ -489,3 +489,33 @@ func TestDataPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestGrid: figures side by side, Cols to a row, each at its own size; the data counts add up.
+func TestGrid(t *testing.T) {
+	a := Chart{Width: 300, Height: 200, Series: []Series{{Name: "a", Y: []float64{1, 2, 3}}}}
+	b := Chart{Width: 200, Height: 100, Series: []Series{{Name: "b", Y: []float64{3, 2}}}}
+	g := Grid{Cols: 2, Figures: []Figure{a, b, b}}
+	if n := g.DataPoints(); n != 7 {
+		t.Errorf("DataPoints = %d, want 7", n)
+	}
+	p, err := g.PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Columns 300 and 200 wide, rows 200 and 100 high, in figure pixels.
+	if cfg.Width != 500*PNGScale || cfg.Height != 300*PNGScale {
+		t.Errorf("PNG %d×%d, want %d×%d", cfg.Width, cfg.Height, 500*PNGScale, 300*PNGScale)
+	}
+	s := g.SVG()
+	if !strings.HasPrefix(s, `<svg xmlns="http://www.w3.org/2000/svg"`) || !strings.Contains(s, `width="500" height="300"`) ||
+		strings.Count(s, "<svg") != 4 || !strings.Contains(s, `<svg x="300" y="0"`) || !strings.Contains(s, `<svg x="0" y="200"`) {
+		t.Errorf("SVG: %.300s", s)
+	}
+	if _, err := (Grid{}).PNG(); err == nil {
+		t.Error("an empty grid: no error")
+	}
+}
