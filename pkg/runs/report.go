@@ -296,9 +296,14 @@ func StepSeconds(log []train.Record) float64 {
 	return Median(per)
 }
 
+// modelColors are the colours of the models' curves: saturated ones (d3's category10 without its
+// grey and olive), so that a thin curve and its pale band stand out from the grid and from the
+// grey dashed baseline, whatever the model.
+var modelColors = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"}
+
 // ColorByModel colours each series of c that has none by its model's kind, the first word of
 // its name ("lt-ornn 80, 8 seeds" → "lt-ornn"): the kind's place in experiments.Kinds picks from
-// plots.Palette, so that a model keeps its colour from figure to figure; a second series of a
+// modelColors, so that a model keeps its colour from figure to figure; a second series of a
 // colour already taken in c gets the next free one. Dashed series (the baseline) keep theirs.
 func ColorByModel(c *plots.Chart) {
 	taken := map[string]bool{}
@@ -314,8 +319,8 @@ func ColorByModel(c *plots.Chart) {
 		}
 		kind, _, _ := strings.Cut(s.Name, " ")
 		k := max(0, slices.Index(experiments.Kinds, strings.TrimSuffix(kind, ",")))
-		for j := range len(plots.Palette) {
-			if col := plots.Palette[(k+j)%len(plots.Palette)]; !taken[col] {
+		for j := range len(modelColors) {
+			if col := modelColors[(k+j)%len(modelColors)]; !taken[col] {
 				s.Color = col
 				break
 			}
