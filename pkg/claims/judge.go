@@ -75,7 +75,7 @@ type Comparison struct {
 // Judge decides claim c from its runs (by name; a name missing from runs has not been run).
 // It reads nothing but its arguments.
 func Judge(c Claim, byName map[string]*Run) Verdict {
-	v := Verdict{Claim: c, HoursToGo: 0}
+	v := Verdict{Claim: c}
 	var missing, short []string
 	untimed := false
 	hours := 0.0

@@ -11,8 +11,7 @@ import (
 // evals are a seed's held-out evaluations up to the horizon.
 type evals struct {
 	steps    []int
-	loss     []float64 // +Inf at the step where it diverged (the last)
-	acc      []float64
+	loss     []float64      // +Inf at the step where it diverged (the last)
 	last     int            // the last step logged at or before the horizon
 	diverged bool           // its log ends in a divergence at or before the horizon
 	log      []train.Record // the log cut at the horizon
@@ -29,7 +28,7 @@ func cut(log []train.Record, horizon int) evals {
 		if math.IsNaN(r.EvalLoss) {
 			continue
 		}
-		e.steps, e.loss, e.acc = append(e.steps, r.Step), append(e.loss, r.EvalLoss), append(e.acc, r.EvalAccuracy)
+		e.steps, e.loss = append(e.steps, r.Step), append(e.loss, r.EvalLoss)
 		if math.IsInf(r.EvalLoss, 1) {
 			e.diverged = true
 		}
