@@ -98,7 +98,7 @@ func sameAsUninterrupted(t *testing.T, dir string, steps int) {
 	if code, out := cli(tinyRun("-steps", n, "-checkpoint-every", "3", "-out", whole)...); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", code, out)
 	}
-	a, b := readCols(t, filepath.Join(dir, "log.csv")), readCols(t, filepath.Join(whole, "log.csv"))
+	a, b := readCols(t, filepath.Join(dir, runs.LogFile)), readCols(t, filepath.Join(whole, runs.LogFile))
 	if len(a) != steps+1 || len(b) != steps+1 {
 		t.Fatalf("logs have %d and %d lines, want %d", len(a), len(b), steps+1)
 	}
@@ -142,7 +142,7 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 			if d := time.Since(sent); d > 10*time.Second {
 				t.Errorf("exit took %v after %v", d, tc.sig)
 			}
-			steps := len(readCols(t, filepath.Join(dir, "log.csv"))) - 1
+			steps := len(readCols(t, filepath.Join(dir, runs.LogFile))) - 1
 			if got := latestStep(t, dir); got != steps {
 				t.Fatalf("latest checkpoint at step %d, log.csv ends at step %d\n%s", got, steps, stderr.String())
 			}
@@ -213,7 +213,7 @@ func TestSignalStopsEveryReplica(t *testing.T) {
 				switch started := err == nil; {
 				case started && !slices.Contains(running, s):
 					t.Errorf("%s was started after the stop signal\n%s", s, stderr.String())
-				case started && latestStep(t, filepath.Join(dir, s)) != len(readCols(t, filepath.Join(dir, s, "log.csv")))-1:
+				case started && latestStep(t, filepath.Join(dir, s)) != len(readCols(t, filepath.Join(dir, s, runs.LogFile)))-1:
 					t.Errorf("%s: its last checkpoint is not at the last logged step\n%s", s, stderr.String())
 				}
 			}
@@ -227,6 +227,16 @@ func TestCorruptCheckpoints(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	const latest = "ckpt-000000004.gob"
+	// A finished run keeps its last checkpoint only: the one of step 2 comes from a run to step 2.
+	early := t.TempDir()
+	if code, out := cli(tinyRun("-steps", "2", "-checkpoint-every", "2", "-out", early)...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if ck, _ := filepath.Glob(filepath.Join(src, "checkpoints", "ckpt-*")); len(ck) != 1 {
+		t.Errorf("a finished run keeps %v, want its last checkpoint only", ck)
+	}
+	second, _ := os.ReadFile(filepath.Join(early, "checkpoints", "ckpt-000000002.gob"))
+	os.WriteFile(filepath.Join(src, "checkpoints", "ckpt-000000002.gob"), second, 0o644)
 	orig, err := os.ReadFile(filepath.Join(src, "checkpoints", latest))
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +314,7 @@ func TestConcurrentRunsAndKill9(t *testing.T) {
 	first.Process.Kill()
 	first.Wait()
 	// What a kill -9 mid-write leaves behind.
-	stale := []string{filepath.Join(dir, "checkpoints", ".tmp-ckpt-123"), filepath.Join(dir, "log.csv.tmp")}
+	stale := []string{filepath.Join(dir, "checkpoints", ".tmp-ckpt-123"), filepath.Join(dir, runs.LogFile+".tmp")}
 	for _, p := range stale {
 		os.WriteFile(p, []byte("half"), 0o644)
 	}
@@ -504,7 +514,7 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("plot: exit %d\n%s", code, out)
 	}
 	before := map[string][]byte{}
-	for _, p := range []string{filepath.Join(dir, "log.csv"), filepath.Join(dir, "run.json"), fig} {
+	for _, p := range []string{filepath.Join(dir, runs.LogFile), filepath.Join(dir, "run.json"), fig} {
 		before[p], _ = os.ReadFile(p)
 	}
 	runs.WrapWriter = func(w io.Writer) io.Writer { return failingWriter{w} }

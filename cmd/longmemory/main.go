@@ -9,9 +9,11 @@
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //	longmemory verdict [-runs DIR] CLAIMS.tsv        the papers' claims against the runs: reproduced or not
 //	longmemory fit [-sequences N] [-beta β] DIR…      an ESN run's readout in closed form (ridge.json), against its gradient-trained one
+//	longmemory log DIR                             DIR's log as CSV
+//	longmemory migrate DIR…                        rewrite old runs once: log.csv → log.gz, checkpoints without the log
 //	longmemory host                                this machine as run.json records it (CPU, vector extension, CPUs)
 //
-// `train` writes DIR/run.json (the preset), DIR/log.csv (every step; held-out loss at
+// `train` writes DIR/run.json (the preset), DIR/log.gz (every step; held-out loss at
 // evaluation steps) and checkpoints, every -checkpoint-every steps and on Ctrl-C, SIGTERM or
 // SIGHUP (then it exits with 128 + the signal's number). A lock file keeps a second `train`
 // out of a run directory in use. The run directory is package runs's, which the notebooks'
@@ -41,6 +43,8 @@ commands:
   summary one Markdown table row per run: steps, wall time, held-out loss, baseline
   verdict the papers' claims (a tab-separated file) against their runs: reproduced, not reproduced or open
   fit     fit the readout of an ESN run's replicas in closed form (ridge regression), against their gradient-trained one
+  log     print a run's log as CSV
+  migrate rewrite runs trained before log.gz once (log.csv → log.gz, newest checkpoint without the log)
   host    this machine as run.json records it (CPU, vector extension, CPUs)
 `
 
@@ -68,6 +72,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = verdictCmd(args[1:], stdout, stderr)
 	case "fit":
 		err = fitCmd(args[1:], stdout, stderr)
+	case "log":
+		err = logCmd(args[1:], stdout, stderr)
+	case "migrate":
+		err = migrateCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -81,11 +81,11 @@ func TestTrainResumePlot(t *testing.T) {
 	if code, out := cli(append(base, "-steps", "4", "-out", split)...); code != 0 {
 		t.Fatalf("first part: exit %d\n%s", code, out)
 	}
-	before, _ := os.ReadFile(filepath.Join(split, "log.csv"))
+	before, _ := os.ReadFile(filepath.Join(split, runs.LogFile))
 	if code, out := cli(append(base, "-steps", "8", "-out", split)...); code != 1 || !strings.Contains(out, "-resume") {
 		t.Errorf("training into an existing run without -resume: exit %d, %q", code, out)
 	}
-	if after, _ := os.ReadFile(filepath.Join(split, "log.csv")); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(filepath.Join(split, runs.LogFile)); !bytes.Equal(before, after) {
 		t.Error("the refused run changed log.csv")
 	}
 	// -resume takes the run's settings from its run.json: only the new step count is given.
@@ -99,8 +99,8 @@ func TestTrainResumePlot(t *testing.T) {
 	if code, out := cli(append(base, "-steps", "8", "-out", whole)...); code != 0 {
 		t.Fatalf("whole: exit %d\n%s", code, out)
 	}
-	a := readCols(t, filepath.Join(split, "log.csv"))
-	b := readCols(t, filepath.Join(whole, "log.csv"))
+	a := readCols(t, filepath.Join(split, runs.LogFile))
+	b := readCols(t, filepath.Join(whole, runs.LogFile))
 	if len(a) != 9 || len(b) != 9 {
 		t.Fatalf("logs have %d and %d lines, want 9 (header + 8 steps)", len(a), len(b))
 	}
@@ -168,14 +168,16 @@ func TestTrainResumePlot(t *testing.T) {
 	}
 }
 
-// readCols returns the log's lines without the wall-time column.
+// readCols returns the log at path as CSV lines (runs.WriteCSV) without the wall-time column.
 func readCols(t *testing.T, path string) []string {
-	b, err := os.ReadFile(path)
+	log, err := runs.ReadLog(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var b strings.Builder
+	runs.WriteCSV(&b, log)
 	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		out = append(out, l[:strings.LastIndex(l, ",")])
 	}
 	return out

@@ -33,10 +33,10 @@ func TestTrainSeeds(t *testing.T) {
 	if code, out := cli(append(base, "-steps", "4", "-seed", "8", "-out", single)...); code != 0 {
 		t.Fatalf("single run: exit %d\n%s", code, out)
 	}
-	if a, b := readCols(t, filepath.Join(dir, "seed-8", "log.csv")), readCols(t, filepath.Join(single, "log.csv")); !slices.Equal(a, b) {
+	if a, b := readCols(t, filepath.Join(dir, "seed-8", runs.LogFile)), readCols(t, filepath.Join(single, runs.LogFile)); !slices.Equal(a, b) {
 		t.Errorf("replica 1 (seed 8) differs from the single run with seed 8:\n%q\n%q", a, b)
 	}
-	if a, b := readCols(t, filepath.Join(dir, "seed-7", "log.csv")), readCols(t, filepath.Join(dir, "seed-8", "log.csv")); slices.Equal(a, b) {
+	if a, b := readCols(t, filepath.Join(dir, "seed-7", runs.LogFile)), readCols(t, filepath.Join(dir, "seed-8", runs.LogFile)); slices.Equal(a, b) {
 		t.Error("replicas with seeds 7 and 8 trained identically")
 	}
 	// Two at once (-jobs 2) gives the same runs as in turn.
@@ -44,7 +44,7 @@ func TestTrainSeeds(t *testing.T) {
 	if code, out := cli(append(base, "-steps", "4", "-seeds", "2", "-seed", "7", "-jobs", "2", "-out", jobs)...); code != 0 {
 		t.Fatalf("-jobs 2: exit %d\n%s", code, out)
 	}
-	if a, b := readCols(t, filepath.Join(jobs, "seed-8", "log.csv")), readCols(t, filepath.Join(single, "log.csv")); !slices.Equal(a, b) {
+	if a, b := readCols(t, filepath.Join(jobs, "seed-8", runs.LogFile)), readCols(t, filepath.Join(single, runs.LogFile)); !slices.Equal(a, b) {
 		t.Errorf("replica seed 8 trained alongside another differs from the single run:\n%q\n%q", a, b)
 	}
 	// Resumed together from the directory alone: every replica reaches step 6.
@@ -52,7 +52,7 @@ func TestTrainSeeds(t *testing.T) {
 		t.Fatalf("resume: exit %d\n%s", code, out)
 	}
 	for _, d := range runs.Replicas(dir) {
-		if rows := readCols(t, filepath.Join(d, "log.csv")); len(rows) != 7 {
+		if rows := readCols(t, filepath.Join(d, runs.LogFile)); len(rows) != 7 {
 			t.Errorf("%s after resume: %d log lines, want 7 (header + 6 steps)", d, len(rows))
 		}
 	}
@@ -67,7 +67,7 @@ func TestTrainSeeds(t *testing.T) {
 		t.Errorf("a broken replica: exit %d\n%s", code, out)
 	}
 	for _, s := range []string{"seed-2", "seed-4"} {
-		if rows := readCols(t, filepath.Join(broken, s, "log.csv")); len(rows) != 3 {
+		if rows := readCols(t, filepath.Join(broken, s, runs.LogFile)); len(rows) != 3 {
 			t.Errorf("%s next to a broken replica: %d log lines, want 3", s, len(rows))
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -193,11 +193,11 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	preset := fs.String("preset", "", "preset `name` (longmemory list shows them); flags below override its fields")
-	out := fs.String("out", "", "run `directory` for run.json, log.csv and checkpoints (required)")
+	out := fs.String("out", "", "run `directory` for run.json, log.gz and checkpoints (required)")
 	resume := fs.Bool("resume", false, "continue the run in -out from its latest checkpoint, with the settings it recorded in run.json")
 	applyFlags := bindPresetFlags(fs) // -model, -hidden, … -scale-hidden-grad
 	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
-	restart := fs.Bool("restart", false, "train a run whose checkpoints are gone (its log.csv records steps, but the checkpoints were not kept, as in a clone without them) again from step 0, its log and run.json moved aside into -out/no-checkpoint-<time>; without it train refuses such a run (one whose log already reaches -steps is left as it is)")
+	restart := fs.Bool("restart", false, "train a run whose checkpoints are gone (its log records steps, but the checkpoints were not kept, as in a clone without them) again from step 0, its log and run.json moved aside into -out/no-checkpoint-<time>; without it train refuses such a run (one whose log already reaches -steps is left as it is)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	seeds := fs.Int("seeds", 1, "replicas: train seeds s, s+1, … (s = -seed or the preset's) in -out/seed-<seed>, each a run of its own")
 	jobs := fs.Int("jobs", 0, fmt.Sprintf("with -seeds: replicas trained at once (1: in turn; 0: all of them, at most %d; each needs its own memory, so use fewer on a small machine)", runs.MaxAtOnce))
@@ -216,17 +216,13 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 0 || *jobs > *seeds {
 		return fmt.Errorf("train: -jobs %d, want 0..%d (the number of -seeds; 0: all, at most %d)", *jobs, *seeds, runs.MaxAtOnce)
 	}
-	if *seeds > 1 || (*resume && len(runs.Replicas(*out)) > 0) {
-		if *seeds == 1 {
-			*seeds = len(runs.Replicas(*out))
-		}
-		if *jobs == 0 {
-			*jobs = runs.AtOnce(*seeds)
-		}
-		return trainSeeds(fs, *out, *seeds, *jobs, *resume, stdout, stderr)
-	}
+	replicas := runs.Replicas(*out)
 	var p experiments.Preset
-	recorded, err := runs.ReadMeta(*out)
+	metaDir := *out
+	if len(replicas) > 0 {
+		metaDir = replicas[0]
+	}
+	recorded, err := runs.ReadMeta(metaDir)
 	switch {
 	case *resume && err == nil && *preset != "" && *preset != recorded.Preset.Name:
 		return fmt.Errorf("train: -resume: %s holds a run of preset %q, not %q", *out, recorded.Preset.Name, *preset)
@@ -250,7 +246,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if *resume && recorded.Preset.Name != "" {
 		if changed := changedSettings(recorded.Preset, p); len(changed) > 0 && !*override {
 			return fmt.Errorf("train: -resume: settings differ from those the run used (%s): %s; pass -override to change them from the resumed step on",
-				filepath.Join(*out, runs.MetaFile), strings.Join(changed, ", "))
+				filepath.Join(metaDir, runs.MetaFile), strings.Join(changed, ", "))
 		}
 	}
 	if _, _, err := p.Build(); err != nil { // before anything is written
@@ -259,115 +255,121 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("train: -out: %w", err)
 	}
-	dir, err := runs.Open(*out)
-	if err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
-	defer dir.Close()
-	for _, n := range dir.Notices {
-		fmt.Fprintf(stderr, "longmemory: %s\n", n)
-	}
-	if !*resume && runs.HasCheckpoints(*out) {
-		return fmt.Errorf("train: %s already holds a run; pass -resume to continue it or choose another -out", *out)
-	}
-	switch n, err := runs.LostSteps(*out); {
-	case err != nil:
-		return fmt.Errorf("train: %w", err)
-	case n >= p.Train.Steps:
-		fmt.Fprintf(stdout, "%s: its log already records %d steps (its checkpoints are missing): nothing to train; move %s away to train it again\n",
-			*out, n, filepath.Join(*out, runs.LogFile))
-		return nil
-	case n > 0 && !*restart:
-		return fmt.Errorf("train: %s records %d steps, but %s holds no checkpoint to continue them from (were the checkpoints left out of a copy or clone?): "+
-			"bring them back to continue, or pass -restart to train the run again from step 0 (the log is moved aside)",
-			filepath.Join(*out, runs.LogFile), n, runs.CheckpointDir(*out))
-	case n > 0:
-		aside, err := dir.SetAside("no-checkpoint")
-		if err != nil {
-			return fmt.Errorf("train: -restart: moving the run aside: %w", err)
-		}
-		fmt.Fprintf(stderr, "longmemory: %s records %d steps but no checkpoint: -restart moved its log into %s and trains it again from step 0\n", *out, n, aside)
-		*resume = false
-	}
 	b, err := backend.New()
 	if err != nil {
 		return err
 	}
-	tr, tk, err := runs.NewTrainer(b, p, *out)
-	if err != nil {
-		return err
+	ctx, stop := runs.StopContext(context.Background())
+	defer stop()
+	opt := runs.Options{Backend: b, Fresh: !*resume, Override: *override, Restart: *restart,
+		Notice: func(s string) { fmt.Fprintf(stderr, "longmemory: %s\n", s) }}
+	multi := *seeds > 1 || (*resume && len(replicas) > 0)
+	if !multi {
+		return trainOne(ctx, *out, p, opt, *quiet, stdout, stderr)
 	}
-	if *resume {
-		ok, err := tr.Resume()
-		for _, skipped := range tr.Skipped {
-			fmt.Fprintf(stderr, "longmemory: %v; resuming from an older checkpoint\n", skipped)
-		}
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("train: -resume: no checkpoint in %s; the run stopped before its first one: start it again without -resume", tr.CheckpointDir)
-		}
-		fmt.Fprintf(stderr, "resumed %s at step %d\n", tr.LastCheckpoint, tr.Step)
+	base := p.Train.Seed
+	if *resume && len(replicas) > 0 && !seedGiven(fs) {
+		base = runs.ReplicaSeed(replicas[0])
 	}
-	p.Train = tr.Config // what the run uses, defaults applied
-	if err := dir.WriteMeta(p, tr, b.Name()); err != nil {
-		return fmt.Errorf("train: -out: %w", err)
+	if *seeds == 1 {
+		*seeds = len(replicas)
 	}
+	if *jobs == 0 {
+		*jobs = runs.AtOnce(*seeds)
+	}
+	if *resume { // a replica that never had a checkpoint starts afresh
+		opt.Fresh = false
+	}
+	res := runs.TrainReplicas(ctx, *out, p, runs.Seeds(base, *seeds), *jobs, opt)
+	return replicasDone(ctx, *out, res, stdout, stderr)
+}
 
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, train.StopSignals...) // a second signal ends the process at once
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case s := <-sigs:
-			signal.Stop(sigs) // a second signal ends the process at once
-			cancel(interrupted{s})
-		case <-ctx.Done():
-		}
-	}()
-	start, startStep := time.Now(), tr.Step
-	last := time.Time{}
-	lastEval := math.NaN()
-	for _, r := range tr.Log { // a resumed run starts from its last evaluation
-		if !math.IsNaN(r.EvalLoss) {
-			lastEval = r.EvalLoss
+// seedGiven reports whether -seed was on the command line.
+func seedGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "seed" })
+	return given
+}
+
+// replicasDone reports each replica of TrainReplicas (a line each) and returns the stop
+// signal's error when ctx was stopped by one, or an error naming the replicas that failed.
+func replicasDone(ctx context.Context, out string, res []runs.Replica, stdout, stderr io.Writer) error {
+	if sig := runs.StopCause(ctx); sig != nil {
+		fmt.Fprintf(stderr, "longmemory: %v: every running replica of %s saved a checkpoint; continue with -resume\n", sig, out)
+		return interrupted{sig}
+	}
+	var failed []string
+	for i, r := range res {
+		switch {
+		case errors.Is(r.Err, runs.ErrNothingToTrain):
+			fmt.Fprintf(stdout, "replica %d (seed %d): %v\n", i, r.Seed, r.Err)
+		case r.Err != nil:
+			fmt.Fprintf(stderr, "replica %d (seed %d): %v\n", i, r.Seed, r.Err)
+			failed = append(failed, fmt.Sprintf("%d (seed %d)", i, r.Seed))
+		default:
+			fmt.Fprintf(stdout, "replica %d (seed %d): %d steps, last held-out loss %.4f (baseline %.4f)\n", i, r.Seed, r.Trainer.Step,
+				lastEval(r.Trainer.Log), r.Task.Baseline())
 		}
 	}
-	err, werr := dir.Train(ctx, tr, func(r train.Record) {
-		if !math.IsNaN(r.EvalLoss) {
-			lastEval = r.EvalLoss
+	if len(failed) > 0 {
+		return fmt.Errorf("train: %d of %d replicas did not finish: %s; the others did (see above)", len(failed), len(res), strings.Join(failed, ", "))
+	}
+	fmt.Fprintf(stdout, "%d replicas (seeds %d…%d) in %s\n", len(res), res[0].Seed, res[len(res)-1].Seed, out)
+	return nil
+}
+
+// lastEval is the last held-out loss of log (NaN if none).
+func lastEval(log []train.Record) float64 {
+	for i := len(log) - 1; i >= 0; i-- {
+		if !math.IsNaN(log[i].EvalLoss) {
+			return log[i].EvalLoss
 		}
-		if *quiet || (time.Since(last) < time.Second && r.Step != p.Train.Steps) {
+	}
+	return math.NaN()
+}
+
+// trainOne trains one run with a progress line on stderr (unless quiet).
+func trainOne(ctx context.Context, out string, p experiments.Preset, opt runs.Options, quiet bool, stdout, stderr io.Writer) error {
+	var start time.Time
+	var startStep int
+	var baseline float64
+	last, eval := time.Time{}, math.NaN()
+	opt.OnStart = func(tr *train.Trainer, tk tasks.Task) {
+		start, startStep, baseline, eval = time.Now(), tr.Step, tk.Baseline(), lastEval(tr.Log)
+	}
+	opt.OnRecord = func(r train.Record) {
+		if !math.IsNaN(r.EvalLoss) {
+			eval = r.EvalLoss
+		}
+		if quiet || (time.Since(last) < time.Second && r.Step != p.Train.Steps) {
 			return
 		}
 		last = time.Now()
 		rate := float64(r.Step-startStep) / time.Since(start).Seconds()
 		fmt.Fprintf(stderr, "\r%s %5d/%d  %6.2f steps/s  loss %.4f  eval %.4f  baseline %.4f ",
-			bar(r.Step, p.Train.Steps, 20), r.Step, p.Train.Steps, rate, r.Loss, lastEval, tk.Baseline())
-	}, func(err error) { // a write of the log at a checkpoint step failed: say so, go on
-		fmt.Fprintln(stderr, "longmemory: train:", err)
-	})
-	if !*quiet {
+			bar(r.Step, p.Train.Steps, 20), r.Step, p.Train.Steps, rate, r.Loss, eval, baseline)
+	}
+	tr, _, err := runs.Train(ctx, out, p, opt)
+	if !quiet && tr != nil {
 		fmt.Fprintln(stderr)
 	}
-	if werr != nil {
-		return fmt.Errorf("train: %w", werr)
+	if errors.Is(err, runs.ErrNothingToTrain) {
+		fmt.Fprintf(stdout, "%v: nothing to train; move %s away to train it again\n", err, runs.LogPath(out))
+		return nil
 	}
-	if err == context.Canceled { // exactly: Run wraps it when the checkpoint failed
-		var sig interrupted
-		if errors.As(context.Cause(ctx), &sig) {
-			fmt.Fprintf(stderr, "longmemory: %v at step %d; checkpoint %s saved, continue with -resume\n", sig.Signal, tr.Step, tr.LastCheckpoint)
-			return sig
-		}
+	if sig := runs.StopCause(ctx); sig != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "longmemory: %v at step %d; checkpoint %s saved, continue with -resume\n", sig, tr.Step, tr.LastCheckpoint)
+		return interrupted{sig}
 	}
-	if err != nil {
-		return err
+	switch {
+	case errors.Is(err, runs.ErrHoldsRun):
+		return fmt.Errorf("train: %w; pass -resume to continue it", err)
+	case errors.Is(err, runs.ErrLostCheckpoints):
+		return fmt.Errorf("train: %w; pass -restart to train it again from step 0", err)
+	case err != nil:
+		return fmt.Errorf("train: %w", err)
 	}
-	fmt.Fprintf(stdout, "%s: %d steps, held-out loss %.4f (baseline %.4f), log %s\n", p.Name, tr.Step, lastEval, tk.Baseline(),
-		filepath.Join(*out, runs.LogFile))
+	fmt.Fprintf(stdout, "%s: %d steps, held-out loss %.4f (baseline %.4f), log %s\n", p.Name, tr.Step, eval, baseline, runs.LogPath(out))
 	return nil
 }
 

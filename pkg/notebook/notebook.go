@@ -15,7 +15,6 @@ import (
 	"image/png"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,6 +27,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -71,7 +71,7 @@ func RunsDir() string {
 	return filepath.Join(root, "build", "runs")
 }
 
-// RunDir is Train's run directory for p (see package runs: run.json, log.csv,
+// RunDir is Train's run directory for p (see package runs: run.json, log.gz,
 // checkpoints): RunsDir()/<p.Name>-<FNV-32a of runs.Key(p)>, so that a cell re-run with the
 // same settings resumes and one with any setting changed (learning rate, scaling, …) starts a
 // run of its own. Where the run lives is not part of a preset (train.Trainer.CheckpointDir),
@@ -80,48 +80,6 @@ func RunDir(p experiments.Preset) string {
 	h := fnv.New32a()
 	h.Write([]byte(runs.Key(p)))
 	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
-}
-
-// legacyDir is where Train kept p's checkpoints before run directories: named by a hash of
-// the settings as printed, the checkpoint files at its top. The training settings are printed
-// as train.Config was then, with an empty CheckpointDir field before CheckpointEvery (the
-// field has moved to the Trainer since), so that the name stays what it was. A preset that sets
-// an option added after run directories (Model.Init, Sigma, OutputBias, LRScaleA, ForgetBias,
-// Task.Pool)
-// has no legacy directory: "".
-func legacyDir(p experiments.Preset) string {
-	if m := p.Model; m.Init != "" || m.Sigma != "" || m.OutputBias || m.LRScaleA != 0 || m.ForgetBias != 0 || p.Task.Pool != 0 {
-		return ""
-	}
-	cfg := strings.Replace(fmt.Sprintf("%+v", p.Train), " CheckpointEvery:", " CheckpointDir: CheckpointEvery:", 1)
-	h := fnv.New32a()
-	m, t := p.Model, p.Task // as %+v printed them before Model had an Init and Task a Pool
-	fmt.Fprintf(h, "{Kind:%s Hidden:%d Pooling:%t}|{Kind:%s T:%d Symbols:%d Recall:%d}|%s", m.Kind, m.Hidden, m.Pooling,
-		t.Kind, t.T, t.Symbols, t.Recall, cfg)
-	return filepath.Join(RunsDir(), fmt.Sprintf("%s-%08x", strings.ReplaceAll(p.Name, "/", "_"), h.Sum32()))
-}
-
-// adoptLegacy makes the checkpoints of p's legacy directory, if there is one and p has no run
-// directory yet, the checkpoints of run directory dir (a rename: nothing is copied or lost).
-func adoptLegacy(p experiments.Preset, dir string) error {
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	old := legacyDir(p)
-	if old == "" {
-		return nil
-	}
-	if st, err := os.Stat(old); err != nil || !st.IsDir() {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.Rename(old, runs.CheckpointDir(dir)); err != nil {
-		return fmt.Errorf("moving the checkpoints of %s into %s: %w", old, dir, err)
-	}
-	fmt.Printf("%s: checkpoints of %s moved into the run directory %s\n", p.Name, old, dir)
-	return nil
 }
 
 // Run is one finished (or resumed) training run.
@@ -134,7 +92,7 @@ type Run struct {
 }
 
 // Train trains preset p with a live loss plot in the cell, in run directory RunDir(p),
-// through package runs: run.json, log.csv (kept in step with the checkpoints) and the
+// through package runs: run.json, log.gz (kept in step with the checkpoints) and the
 // checkpoints, as `longmemory train` writes them, so that `longmemory plot`, `summary` and
 // `eval` read notebook runs too. The directory is locked while Train runs. If it holds a
 // checkpoint, training continues from it (after an interrupt, re-running the cell resumes; a
@@ -143,77 +101,52 @@ type Run struct {
 // the cell (SIGINT, or SIGTERM and SIGHUP: train.StopSignals) saves a checkpoint and returns
 // the run so far.
 func Train(p experiments.Preset) (*Run, error) {
-	if _, _, err := p.Build(); err != nil {
-		return nil, err
-	}
 	b, err := backend.New()
 	if err != nil {
 		return nil, err
 	}
 	dir := RunDir(p)
-	if err := adoptLegacy(p, dir); err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name, err)
-	}
-	d, err := runs.Open(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name, err)
-	}
-	defer d.Close()
-	for _, n := range d.Notices {
-		fmt.Printf("%s: %s\n", p.Name, n)
-	}
-	tr, task, err := runs.NewTrainer(b, p, dir)
-	if err != nil {
-		return nil, err
-	}
-	if ok, err := tr.Resume(); err != nil {
-		// Checkpoints this code cannot read (written by an older version of a model, say):
-		// keep them aside, never delete a run, and start afresh.
-		aside, rerr := d.SetAside("unreadable")
-		if rerr != nil {
-			return nil, fmt.Errorf("%s: cannot resume (%v) nor move the run aside: %w", p.Name, err, rerr)
-		}
-		fmt.Printf("%s: cannot resume (%v); the run moved to %s, starting afresh\n", p.Name, err, aside)
-		if tr, task, err = runs.NewTrainer(b, p, dir); err != nil {
-			return nil, err
-		}
-	} else if ok && len(tr.Skipped) > 0 {
-		fmt.Printf("%s: continuing from the checkpoint at step %d; corrupted checkpoints passed over: %v\n", p.Name, tr.Step, tr.Skipped)
-	} else if ok && tr.Step < p.Train.Steps {
-		// Only an unfinished run says so: reloading a finished run (a later cell drawing
-		// another figure of it) prints nothing.
-		fmt.Printf("%s: continuing from the checkpoint at step %d\n", p.Name, tr.Step)
-	}
-	if err := d.WriteMeta(p, tr, b.Name()); err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name, err)
-	}
-	run := &Run{Name: p.Model.String(), Task: p.Task.Kind, Baseline: task.Baseline(), Trainer: tr, Dir: dir}
 	id := "live_" + gonbui.UniqueId()
 	last, shown := time.Time{}, false
-	ctx, stop := signal.NotifyContext(context.Background(), train.StopSignals...)
+	ctx, stop := runs.StopContext(context.Background())
 	defer stop()
-	start := time.Now()
-	err, logErr := d.Train(ctx, tr, func(r train.Record) {
-		if !gonbui.IsNotebook || (time.Since(last) < 2*time.Second && r.Step != p.Train.Steps) {
-			return
-		}
-		last, shown = time.Now(), true
-		status := fmt.Sprintf("<b>%s</b>: step %d/%d, %.2f steps/s, loss %.4f (baseline %.4f)",
-			html.EscapeString(p.Name), r.Step, p.Train.Steps, float64(len(tr.Log))/math.Max(time.Since(start).Seconds(), 1e-9), r.Loss, run.Baseline)
-		gonbui.UpdateHTML(id, "<div>"+status+"</div>"+imgTag(LossChart(task.String(), run.Baseline, false, run)))
-	}, func(err error) { fmt.Printf("%s: %v\n", p.Name, err) })
+	var run *Run
+	var start time.Time
+	var startStep int
+	var title string
+	tr, _, err := runs.Train(ctx, dir, p, runs.Options{
+		Backend:            b,
+		SetAsideUnreadable: true, // never delete a run: keep it aside and start afresh
+		Notice:             func(s string) { fmt.Printf("%s: %s\n", p.Name, s) },
+		OnStart: func(tr *train.Trainer, task tasks.Task) {
+			run = &Run{Name: p.Model.String(), Task: p.Task.Kind, Baseline: task.Baseline(), Trainer: tr, Dir: dir}
+			start, startStep, title = time.Now(), tr.Step, task.String()
+		},
+		OnRecord: func(r train.Record) {
+			if !gonbui.IsNotebook || (time.Since(last) < 2*time.Second && r.Step != p.Train.Steps) {
+				return
+			}
+			last, shown = time.Now(), true
+			status := fmt.Sprintf("<b>%s</b>: step %d/%d, %.2f steps/s, loss %.4f (baseline %.4f)",
+				html.EscapeString(p.Name), r.Step, p.Train.Steps, float64(r.Step-startStep)/math.Max(time.Since(start).Seconds(), 1e-9), r.Loss, run.Baseline)
+			gonbui.UpdateHTML(id, "<div>"+status+"</div>"+imgTag(LossChart(title, run.Baseline, false, run)))
+		},
+	})
+	if tr == nil || run == nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
 	if shown {
 		// The live block is transient, but a notebook saves its last content: end it with a
 		// line of text saying how the run went (emptying it would leave a blank output).
 		// The caller draws the final figure.
 		updateText(id, runLine(p.Name, run, p.Train.Steps))
 	}
-	if err == context.Canceled {
+	if errors.Is(err, context.Canceled) && runs.StopCause(ctx) != nil {
 		fmt.Printf("%s: interrupted at step %d; checkpoint saved, re-run the cell to continue\n", p.Name, tr.Step)
 		err = nil
 	}
-	if err == nil && logErr != nil {
-		err = fmt.Errorf("%s: %w", p.Name, logErr)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", p.Name, err)
 	}
 	return run, err
 }

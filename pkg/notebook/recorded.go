@@ -39,7 +39,7 @@ func ShowRecorded(title string, names ...string) error {
 	var dirs, missing, few []string
 	for _, name := range names {
 		dir := filepath.Join(root, name)
-		if _, err := os.Stat(filepath.Join(runs.RunDirs(dir)[0], runs.LogFile)); err != nil {
+		if _, err := os.Stat(runs.LogPath(runs.RunDirs(dir)[0])); err != nil {
 			missing = append(missing, name)
 			continue
 		}

@@ -31,7 +31,7 @@ type Dir struct {
 // which holds the holder's PID and host). A lock held by a live process is an error naming
 // its PID and host; one left by a process that died (the kernel released its flock) is
 // taken over. With the lock held, Open removes the temporary files a killed run left
-// (log.csv.tmp, run.json.tmp, checkpoints being written). Both are told in Notices.
+// (log.gz.tmp, run.json.tmp, checkpoints being written). Both are told in Notices.
 func Open(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func Open(path string) (*Dir, error) {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	stale, _ := train.RemoveStaleTemp(CheckpointDir(path))
-	for _, name := range []string{LogFile + ".tmp", MetaFile + ".tmp"} {
+	for _, name := range []string{LogFile + ".tmp", LegacyLogFile + ".tmp", MetaFile + ".tmp"} {
 		if p := filepath.Join(path, name); os.Remove(p) == nil {
 			stale = append(stale, p)
 		}
@@ -78,7 +78,8 @@ func (d *Dir) Close() {
 }
 
 // NewTrainer builds p's cell and task and returns a trainer of them (not resumed; see
-// train.Trainer.Resume) whose checkpoints go to run directory dir's.
+// train.Trainer.Resume) whose checkpoints go to run directory dir's, and its log to dir's
+// log.gz, written before each checkpoint (which then holds none) and read back by Resume.
 func NewTrainer(b compute.Backend, p experiments.Preset, dir string) (*train.Trainer, tasks.Task, error) {
 	cell, task, err := p.Build()
 	if err != nil {
@@ -87,11 +88,13 @@ func NewTrainer(b compute.Backend, p experiments.Preset, dir string) (*train.Tra
 	tr, err := train.New(b, cell, task, p.Train)
 	if err == nil {
 		tr.CheckpointDir = CheckpointDir(dir)
+		tr.SaveLog = func(log []train.Record) error { return (&Dir{Path: dir}).WriteLog(log) }
+		tr.LoadLog = func() ([]train.Record, error) { return ReadLog(LogPath(dir)) }
 	}
 	return tr, task, err
 }
 
-// SetAside moves the run's checkpoints, log.csv and run.json (those there are) into a new
+// SetAside moves the run's checkpoints, log and run.json (those there are) into a new
 // directory <why>-<time> inside it ("unreadable" checkpoints, "no-checkpoint" for a log whose
 // checkpoints are gone) and returns that directory's path: the run can start afresh and
 // nothing is deleted.
@@ -100,7 +103,7 @@ func (d *Dir) SetAside(why string) (string, error) {
 	if err := os.Mkdir(aside, 0o755); err != nil {
 		return "", err
 	}
-	for _, name := range []string{Checkpoints, LogFile, MetaFile} {
+	for _, name := range []string{Checkpoints, LogFile, LegacyLogFile, MetaFile} {
 		if err := os.Rename(filepath.Join(d.Path, name), filepath.Join(aside, name)); err != nil && !os.IsNotExist(err) {
 			return aside, err
 		}
@@ -138,30 +141,23 @@ func (d *Dir) WriteMeta(p experiments.Preset, tr *train.Trainer, backend string)
 	return WriteFileAtomic(filepath.Join(d.Path, MetaFile), func(w io.Writer) error { _, err := w.Write(meta); return err })
 }
 
-// WriteLog writes tr's log to the run's log.csv (see WriteLog); the error says so.
-func (d *Dir) WriteLog(tr *train.Trainer) error {
-	if err := WriteLog(filepath.Join(d.Path, LogFile), tr.Log); err != nil {
+// WriteLog writes log to the run's log.gz (see WriteLog) and removes a log.csv the run had
+// from before log.gz; the error says so.
+func (d *Dir) WriteLog(log []train.Record) error {
+	if err := WriteLog(filepath.Join(d.Path, LogFile), log); err != nil {
 		return fmt.Errorf("writing the log: %w", err)
+	}
+	if err := os.Remove(filepath.Join(d.Path, LegacyLogFile)); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("removing the CSV log that log.gz replaces: %w", err)
 	}
 	return nil
 }
 
-// Train runs tr (train.Trainer.Run, onRecord after every step if not nil) and keeps the
-// run's log.csv in step with its checkpoints, so that an interrupted run can be plotted: the
-// log is written after every step that is a multiple of Config.CheckpointEvery (a failed
-// write is passed to warn, if not nil, and the run goes on) and once more when Run returns,
-// whatever it returned. runErr is Run's error as is (context.Canceled itself when
-// interrupted), logErr that of the last write.
-func (d *Dir) Train(ctx context.Context, tr *train.Trainer, onRecord func(train.Record), warn func(error)) (runErr, logErr error) {
-	runErr = tr.Run(ctx, func(r train.Record) {
-		if r.Step%tr.Config.CheckpointEvery == 0 {
-			if err := d.WriteLog(tr); err != nil && warn != nil {
-				warn(err)
-			}
-		}
-		if onRecord != nil {
-			onRecord(r)
-		}
-	})
-	return runErr, d.WriteLog(tr)
+// Train runs tr (train.Trainer.Run, onRecord after every step if not nil). The log is written
+// before every checkpoint (NewTrainer's SaveLog) and once more when Run returns, whatever it
+// returned, so that a run that diverged after its last checkpoint says so. runErr is Run's
+// error as is (context.Canceled itself when interrupted), logErr that of the last write.
+func (d *Dir) Train(ctx context.Context, tr *train.Trainer, onRecord func(train.Record)) (runErr, logErr error) {
+	runErr = tr.Run(ctx, onRecord)
+	return runErr, d.WriteLog(tr.Log)
 }

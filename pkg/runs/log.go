@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
@@ -33,7 +34,7 @@ var columns = []column{
 	{"seconds", func(r *train.Record) float64 { return r.Seconds }, func(r *train.Record, v float64) { r.Seconds = v }, false, false},
 }
 
-// Header is the first line of the log.csv that WriteLog writes.
+// Header is the first line of a log as CSV (WriteCSV, ReadLog of a log.csv).
 var Header = func() []string {
 	var h []string
 	for _, c := range columns {
@@ -42,22 +43,31 @@ var Header = func() []string {
 	return h
 }()
 
-// WriteLog writes every record to path as CSV (Header, then a line per record; NaN where a
-// value is absent), atomically (WriteFileAtomic). Each value is written by formatValue.
+// WriteLog writes every record to path, atomically (WriteFileAtomic): in the compact format
+// (EncodeLog) when path ends in ".gz", as CSV (WriteCSV) otherwise.
 func WriteLog(path string, log []train.Record) error {
 	return WriteFileAtomic(path, func(f io.Writer) error {
-		w := csv.NewWriter(f)
-		w.Write(Header)
-		line := make([]string, len(columns))
-		for i := range log {
-			for k, c := range columns {
-				line[k] = formatValue(c.get(&log[i]))
-			}
-			w.Write(line)
+		if strings.HasSuffix(path, ".gz") {
+			return EncodeLog(f, log)
 		}
-		w.Flush()
-		return w.Error()
+		return WriteCSV(f, log)
 	})
+}
+
+// WriteCSV writes every record as CSV: Header, then a line per record (NaN where a value is
+// absent), each value written by formatValue.
+func WriteCSV(f io.Writer, log []train.Record) error {
+	w := csv.NewWriter(f)
+	w.Write(Header)
+	line := make([]string, len(columns))
+	for i := range log {
+		for k, c := range columns {
+			line[k] = formatValue(c.get(&log[i]))
+		}
+		w.Write(line)
+	}
+	w.Flush()
+	return w.Error()
 }
 
 // formatValue is v as log.csv writes it: the shortest decimal that reads back as v. A value
@@ -72,13 +82,25 @@ func formatValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// ReadLog reads a log.csv that WriteLog wrote, or an older one without the penalty column
-// (Penalty is NaN then). Columns are found by their names in the header. A value of the
-// graph (loss, norm, penalty) written as a float32's shortest decimal (formatValue) is read
-// as that float32, so that the records are the run's own, bit for bit; every other value is
-// the float64 its decimal names. (A float64 graph's value of 9 digits or fewer would be read
-// as a float32 too: its losses take 17.)
+// ReadLog reads a log that WriteLog wrote: the compact format when path ends in ".gz"
+// (DecodeLog), CSV otherwise. A CSV log may lack the penalty column (older logs; Penalty is
+// NaN then); its columns are found by their names in the header. A value of the graph (loss,
+// norm, penalty) written as a float32's shortest decimal (formatValue) is read as that
+// float32, so that the records are the run's own, bit for bit; every other value is the
+// float64 its decimal names. (A float64 graph's value of 9 digits or fewer would be read as a
+// float32 too: its losses take 17.)
 func ReadLog(path string) ([]train.Record, error) {
+	if strings.HasSuffix(path, ".gz") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		log, err := DecodeLog(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return log, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,8 @@
 // directory DIR holds
 //
 //	DIR/run.json      Meta: the preset (defaults applied), the task, its baseline, the backend, the spans
-//	DIR/log.csv       every step's train.Record (WriteLog, ReadLog)
+//	DIR/log.gz        every step's train.Record in the compact format (EncodeLog; log.csv in
+//	                  runs trained before it, which ReadLog still reads and training replaces)
 //	DIR/checkpoints/  the trainer's checkpoints (train.Trainer.Save, Resume)
 //	DIR/lock          held while a process trains into DIR (Open)
 //
@@ -31,7 +32,8 @@ import (
 // The names inside a run directory.
 const (
 	MetaFile      = "run.json"
-	LogFile       = "log.csv"
+	LogFile       = "log.gz"
+	LegacyLogFile = "log.csv" // the CSV log of runs trained before log.gz
 	Checkpoints   = "checkpoints"
 	LockFile      = "lock"
 	ReplicaPrefix = "seed-" // DIR/seed-<seed>: a replica of a multi-seed run
@@ -85,7 +87,7 @@ type Meta struct {
 }
 
 // Span is the settings a run used from step From + 1 on, and the machine that trained those
-// steps (Host; empty in runs recorded before it was): the seconds of log.csv, and so the
+// steps (Host; empty in runs recorded before it was): the seconds of its log, and so the
 // verdicts' budgets of seconds, depend on it.
 type Span struct {
 	From   int
@@ -128,13 +130,13 @@ func Host() string {
 func CheckpointDir(dir string) string { return filepath.Join(dir, Checkpoints) }
 
 // HasCheckpoints reports whether dir holds checkpoints: a run that stopped before its first
-// one (its log.csv and run.json only) can be started again.
+// one (its log and run.json only) can be started again.
 func HasCheckpoints(dir string) bool {
 	entries, _ := os.ReadDir(CheckpointDir(dir))
 	return len(entries) > 0
 }
 
-// LostSteps returns the steps DIR/log.csv records when DIR holds no checkpoint to continue
+// LostSteps returns the steps DIR's log records when DIR holds no checkpoint to continue
 // them from, and 0 when it holds one, has no log, or its log ends in a divergence (held-out
 // loss +Inf) at a step no later than the run's first checkpoint (run.json's CheckpointEvery):
 // that run never had a checkpoint and may be trained afresh. Steps are lost when the
@@ -145,7 +147,7 @@ func LostSteps(dir string) (int, error) {
 	if HasCheckpoints(dir) {
 		return 0, nil
 	}
-	log, err := ReadLog(filepath.Join(dir, LogFile))
+	log, err := ReadLog(LogPath(dir))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return 0, nil
@@ -176,13 +178,23 @@ func ReadMeta(dir string) (Meta, error) {
 	return meta, nil
 }
 
-// Read reads DIR/run.json and DIR/log.csv.
+// LogPath is the log of run directory dir: DIR/log.gz, or DIR/log.csv where only that exists.
+func LogPath(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, LogFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, LegacyLogFile)); err == nil {
+			return filepath.Join(dir, LegacyLogFile)
+		}
+	}
+	return filepath.Join(dir, LogFile)
+}
+
+// Read reads DIR/run.json and DIR's log (LogPath).
 func Read(dir string) (Meta, []train.Record, error) {
 	meta, err := ReadMeta(dir)
 	if err != nil {
 		return meta, nil, err
 	}
-	log, err := ReadLog(filepath.Join(dir, LogFile))
+	log, err := ReadLog(LogPath(dir))
 	return meta, log, err
 }
 

@@ -13,11 +13,58 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
+// TestCompactLog: every field of train.Record goes through log.gz and back bit for bit (the
+// wall time to 1/100 s), float64 columns stay float64, and a cut or altered file is refused.
+func TestCompactLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), LogFile)
+	var log []train.Record
+	for s := 1; s <= 2000; s++ {
+		r := train.Record{Step: s, Loss: float64(float32(0.17 * math.Exp(-float64(s)/700))), GradNorm: float64(float32(1 / float64(s))),
+			EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Penalty: math.NaN(), Seconds: float64(s) * 0.137}
+		if s%100 == 0 {
+			r.EvalLoss, r.EvalAccuracy = float64(float32(r.Loss*1.1)), 0.1*float64(s/100)
+		}
+		log = append(log, r)
+	}
+	log[len(log)-1].EvalLoss = math.Inf(1)
+	if err := WriteLog(path, log); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadLog(path)
+	if err != nil || len(got) != len(log) {
+		t.Fatalf("ReadLog: %d records, %v", len(got), err)
+	}
+	for i := range log {
+		w, g := log[i], got[i]
+		if math.Abs(g.Seconds-w.Seconds) > 0.005+1e-9 {
+			t.Fatalf("record %d: seconds %v, want %v to 1/100", i, g.Seconds, w.Seconds)
+		}
+		g.Seconds, w.Seconds = 0, 0
+		if fmt.Sprintf("%v", g) != fmt.Sprintf("%v", w) || math.Float64bits(g.Loss) != math.Float64bits(w.Loss) || math.Float64bits(g.EvalAccuracy) != math.Float64bits(w.EvalAccuracy) {
+			t.Fatalf("record %d: %+v, want %+v", i, got[i], log[i])
+		}
+	}
+	b, _ := os.ReadFile(path)
+	t.Logf("log.gz: %d bytes for %d steps (%.1f B a step)", len(b), len(log), float64(len(b))/float64(len(log)))
+	if perStep := float64(len(b)) / float64(len(log)); perStep > 12 {
+		t.Errorf("log.gz takes %.1f bytes a step, want at most 12", perStep)
+	}
+	for name, bad := range map[string][]byte{"cut": b[:len(b)/2], "not gzip": []byte("step,loss\n")} {
+		os.WriteFile(path, bad, 0o644)
+		if _, err := ReadLog(path); err == nil {
+			t.Errorf("ReadLog of a %s log: no error", name)
+		}
+	}
+	if err := WriteLog(path, []train.Record{{Step: 2}, {Step: 1}}); err == nil || !strings.Contains(err.Error(), "step 1 after step 2") {
+		t.Errorf("WriteLog of decreasing steps: %v", err)
+	}
+}
+
 // TestLog: every field of train.Record goes through log.csv and back; a log written before
 // the penalty column is read with Penalty NaN; what is not a log is refused.
 func TestLog(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, LogFile)
+	path := filepath.Join(dir, LegacyLogFile)
 	log := []train.Record{
 		{Step: 1, Loss: 0.5, GradNorm: 2, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Seconds: 0.25, Penalty: 0.125},
 		{Step: 2, Loss: 0.25, GradNorm: 1, EvalLoss: 0.375, EvalAccuracy: 0.5, Seconds: 0.5, Penalty: math.NaN()},

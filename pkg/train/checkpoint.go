@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/gob"
 	"errors"
@@ -9,15 +10,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/urnn-notebooks/longmemory/pkg/shuffle"
 )
 
-// checkpoint is what Save writes: every variable (model and optimizer), the step, the
-// log, and what the run was, so that Resume can refuse a checkpoint of another run.
+// checkpoint is what Save writes: every variable (model and optimizer), the step, and what
+// the run was, so that Resume can refuse a checkpoint of another run; the log only for a
+// trainer without Trainer.SaveLog (and in every checkpoint before version 6).
 type checkpoint struct {
 	Version int
 	Model   string // the cell's type and configuration (Describe; see checkpointVersion)
@@ -28,15 +33,17 @@ type checkpoint struct {
 	Vars    []savedVar
 }
 
-// savedVar is one variable; exactly one of the value slices is set, by dtype.
+// savedVar is one variable; exactly one of the value slices is set, by dtype. From version
+// 6 on floating-point values are in Shuffled (package shuffle), which gzip compresses.
 type savedVar struct {
-	Path  string
-	DType string
-	Dims  []int
-	F32   []float32
-	F64   []float64
-	I32   []int32
-	I64   []int64
+	Path     string
+	DType    string
+	Dims     []int
+	Shuffled []byte
+	F32      []float32
+	F64      []float64
+	I32      []int32
+	I64      []int64
 }
 
 // save returns the variable's value as a savedVar.
@@ -44,9 +51,9 @@ func save(path string, val *tensors.Tensor) (savedVar, error) {
 	sv := savedVar{Path: path, DType: val.DType().String(), Dims: val.Shape().Dimensions}
 	switch val.DType() {
 	case dtypes.Float32:
-		sv.F32 = tensors.MustCopyFlatData[float32](val)
+		sv.Shuffled = shuffle.Encode(nil, tensors.MustCopyFlatData[float32](val))
 	case dtypes.Float64:
-		sv.F64 = tensors.MustCopyFlatData[float64](val)
+		sv.Shuffled = shuffle.Encode(nil, tensors.MustCopyFlatData[float64](val))
 	case dtypes.Int32:
 		sv.I32 = tensors.MustCopyFlatData[int32](val)
 	case dtypes.Int64:
@@ -55,6 +62,35 @@ func save(path string, val *tensors.Tensor) (savedVar, error) {
 		return sv, fmt.Errorf("train: checkpoint: variable %s has dtype %s, which checkpoints do not support", path, val.DType())
 	}
 	return sv, nil
+}
+
+// unshuffle moves Shuffled (version 6) into F32 or F64; the error says the sizes disagree.
+func (sv *savedVar) unshuffle() error {
+	if sv.Shuffled == nil {
+		return nil
+	}
+	n := 1
+	for _, d := range sv.Dims {
+		n *= d
+	}
+	var err error
+	var rest []byte
+	switch sv.DType {
+	case dtypes.Float32.String():
+		sv.F32, rest, err = shuffle.Decode[float32](sv.Shuffled, n)
+	case dtypes.Float64.String():
+		sv.F64, rest, err = shuffle.Decode[float64](sv.Shuffled, n)
+	default:
+		return fmt.Errorf("variable %s of dtype %s holds shuffled floats", sv.Path, sv.DType)
+	}
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%d bytes more than its shape %v holds", len(rest), sv.Dims)
+	}
+	if err != nil {
+		return fmt.Errorf("variable %s: %w", sv.Path, err)
+	}
+	sv.Shuffled = nil
+	return nil
 }
 
 // len returns the number of saved values.
@@ -75,21 +111,24 @@ func (sv savedVar) tensor() *tensors.Tensor {
 }
 
 // A checkpoint file is the gob encoding of a checkpoint followed by a trailer: the 8 bytes of
-// checksumMagic and the SHA-256 of the gob bytes. Versions 3 on must carry the trailer;
+// checksumMagic and the SHA-256 of the gob bytes; from version 6 on the gob bytes are gzip'd
+// (the trailer's checksum is of the gzip stream) and hold no log when the trainer keeps it
+// elsewhere (Trainer.SaveLog, LoadLog). Versions 3 on must carry the trailer;
 // version 2 files (written before it) have none and are read unchecked. The gob decoder
 // ignores what follows the value, so earlier readers still read later payloads. Versions 4
 // and 5 record the model as Describe's text; versions 2 and 3 as "%T%+v" of the cell, which
 // legacyMatches compares field by field. Version 5 records the task as DescribeTask's text;
 // versions 2 to 4 as Task.String(), which they are compared with.
 const (
-	checkpointVersion = 5
+	checkpointVersion = 6
+	zippedVersion     = 6 // the first gzip'd, with shuffled floats and the log kept apart
 	describedTask     = 5 // the first with the task as DescribeTask's text
 	describedModel    = 4 // the first with the model as Describe's text
 	checksumVersion   = 3 // the first with the trailer; Model is the legacy identity
 	legacyVersion     = 2 // no checksum trailer; Model is the legacy identity
 	checkpointPrefix  = "ckpt-"
 	checkpointSuffix  = ".gob"
-	checkpointsKept   = 2
+	checkpointsKept   = 2 // while a run trains: the newest and, should it be cut short, the one before
 	checksumMagic     = "LMSHA256"
 	trailerSize       = len(checksumMagic) + sha256.Size
 	// TempPrefix starts the names of checkpoints being written; a killed run can leave
@@ -122,8 +161,16 @@ func (t *Trainer) taskID(ck *checkpoint) string {
 }
 
 // Save writes a checkpoint of the current step into t.CheckpointDir (created if needed)
-// atomically (a temporary file renamed into place) and keeps the latest two.
-func (t *Trainer) Save() error {
+// atomically (a temporary file renamed into place) and keeps the latest two. With SaveLog set,
+// it first writes the log there, so that a checkpoint never runs ahead of its log.
+func (t *Trainer) Save() error { return t.save(checkpointsKept) }
+
+// SaveNewest writes a checkpoint of the current step as Save does and removes every older one.
+func (t *Trainer) SaveNewest() error { return t.save(1) }
+
+// save is Save keeping the latest keep checkpoints: Run keeps only the newest when it ends
+// (at Config.Steps or stopped), since that one was written whole.
+func (t *Trainer) save(keep int) error {
 	dir := t.CheckpointDir
 	if dir == "" {
 		return fmt.Errorf("train: Save: Trainer.CheckpointDir is empty")
@@ -132,7 +179,12 @@ func (t *Trainer) Save() error {
 		return fmt.Errorf("train: checkpoint directory: %w", err)
 	}
 	modelID, taskID := t.identity()
-	ck := checkpoint{Version: checkpointVersion, Model: modelID, Task: taskID, Seed: t.Config.Seed, Step: t.Step, Log: t.Log}
+	ck := checkpoint{Version: checkpointVersion, Model: modelID, Task: taskID, Seed: t.Config.Seed, Step: t.Step}
+	if t.SaveLog == nil {
+		ck.Log = t.Log
+	} else if err := t.SaveLog(t.Log); err != nil {
+		return fmt.Errorf("train: the log, written before the checkpoint: %w", err)
+	}
 	for v := range t.Store.RootScope().IterVariables() {
 		sv, err := save(v.Path(), v.MustValue())
 		if err != nil {
@@ -142,7 +194,8 @@ func (t *Trainer) Save() error {
 	}
 	sort.Slice(ck.Vars, func(i, j int) bool { return ck.Vars[i].Path < ck.Vars[j].Path })
 	var payload bytes.Buffer
-	if err := gob.NewEncoder(&payload).Encode(&ck); err != nil {
+	zw, _ := gzip.NewWriterLevel(&payload, gzip.BestCompression)
+	if err := errors.Join(gob.NewEncoder(zw).Encode(&ck), zw.Close()); err != nil {
 		return fmt.Errorf("train: encoding checkpoint: %w", err)
 	}
 	sum := sha256.Sum256(payload.Bytes())
@@ -171,7 +224,7 @@ func (t *Trainer) Save() error {
 	}
 	t.LastCheckpoint = path
 	all, _ := checkpoints(dir)
-	for len(all) > checkpointsKept {
+	for len(all) > keep {
 		os.Remove(all[0])
 		all = all[1:]
 	}
@@ -234,6 +287,9 @@ func (t *Trainer) Resume() (bool, error) {
 	var skipped []error
 	for i := len(all) - 1; i >= 0; i-- {
 		ck, err := readCheckpoint(all[i])
+		if err == nil && ck.Version >= zippedVersion && ck.Log == nil {
+			ck.Log, err = t.loadLog(all[i], ck.Step)
+		}
 		if err != nil {
 			skipped = append(skipped, err)
 			continue
@@ -245,6 +301,31 @@ func (t *Trainer) Resume() (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("train: no intact checkpoint in %s: %w", t.CheckpointDir, errors.Join(skipped...))
+}
+
+// loadLog returns the records of LoadLog's log up to step, the step of the checkpoint at path
+// that holds no log; the error says when the log does not reach it (as when a copy of the run
+// took a newer checkpoint than its log), so that Resume passes over that checkpoint.
+func (t *Trainer) loadLog(path string, step int) ([]Record, error) {
+	if t.LoadLog == nil {
+		return nil, fmt.Errorf("train: checkpoint %s keeps its log apart, and Trainer.LoadLog is not set to read it", path)
+	}
+	log, err := t.LoadLog()
+	if err != nil {
+		return nil, fmt.Errorf("train: the log of checkpoint %s: %w", path, err)
+	}
+	n := 0
+	for n < len(log) && log[n].Step <= step {
+		n++
+	}
+	if step > 0 && (n == 0 || log[n-1].Step != step) {
+		last := 0
+		if len(log) > 0 {
+			last = log[len(log)-1].Step
+		}
+		return nil, fmt.Errorf("train: checkpoint %s is at step %d, which its log (to step %d) does not record", path, step, last)
+	}
+	return slices.Clip(log[:n]), nil
 }
 
 // readCheckpoint reads and decodes the checkpoint file at path, checking its checksum; the
@@ -266,8 +347,21 @@ func readCheckpoint(path string) (*checkpoint, error) {
 		checked = true
 	}
 	var ck checkpoint
-	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&ck); err != nil {
+	var r io.Reader = bytes.NewReader(payload)
+	if bytes.HasPrefix(payload, []byte{0x1f, 0x8b}) { // gzip's magic: version 6 on
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, corrupted("%v", err)
+		}
+		r = zr
+	}
+	if err := gob.NewDecoder(r).Decode(&ck); err != nil {
 		return nil, corrupted("%v", err)
+	}
+	for i := range ck.Vars {
+		if err := ck.Vars[i].unshuffle(); err != nil {
+			return nil, corrupted("%v", err)
+		}
 	}
 	switch {
 	case ck.Version == legacyVersion:

@@ -68,6 +68,17 @@ func TestResumeFallsBack(t *testing.T) {
 	if err := tr.Run(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
+	// A finished run keeps its last checkpoint only; the one of step 2 comes from a run to step 2.
+	half := t.TempDir()
+	early, _ := newIn(half, rnn.NewTanh(2, 4, 1), task, Config{Steps: 2, Seed: 1, CheckpointEvery: 2})
+	if err := early.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := checkpoints(dir); len(kept) != 1 {
+		t.Errorf("a finished run keeps %v, want its last checkpoint only", kept)
+	}
+	b2, _ := os.ReadFile(early.LastCheckpoint)
+	os.WriteFile(filepath.Join(dir, filepath.Base(early.LastCheckpoint)), b2, 0o644)
 	files, _ := checkpoints(dir)
 	b, _ := os.ReadFile(files[1])
 	b[len(b)/2] ^= 0x10

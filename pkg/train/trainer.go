@@ -133,6 +133,11 @@ type Trainer struct {
 	CheckpointDir string
 	// LastCheckpoint is the path of the latest checkpoint written or restored ("" if none).
 	LastCheckpoint string
+	// SaveLog, if set, writes the log where the run keeps it; Save calls it before each
+	// checkpoint, which then holds no log, and LoadLog reads it back for Resume (which
+	// keeps the records up to the checkpoint's step). Both nil: the checkpoints hold the log.
+	SaveLog func([]Record) error
+	LoadLog func() ([]Record, error)
 	// Skipped holds an error naming each corrupted checkpoint that Resume passed over for
 	// an older, intact one (nil if none).
 	Skipped []error
@@ -269,7 +274,7 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 	}
 	interrupted := func(err error) error {
 		if t.CheckpointDir != "" {
-			if cerr := t.Save(); cerr != nil {
+			if cerr := t.save(1); cerr != nil {
 				return fmt.Errorf("%w (and the checkpoint failed: %v)", err, cerr)
 			}
 		}
@@ -348,7 +353,11 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 				t.Step, t.Cell, t.Task, measured, lastGood())
 		}
 		if t.CheckpointDir != "" && (t.Step%t.Config.CheckpointEvery == 0 || t.Step == t.Config.Steps) {
-			if err := t.Save(); err != nil {
+			keep := checkpointsKept
+			if t.Step == t.Config.Steps {
+				keep = 1
+			}
+			if err := t.save(keep); err != nil {
 				return err
 			}
 		}
