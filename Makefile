@@ -81,7 +81,7 @@ test: setup vet gotest notebooks-test browser-test
 vet:
 	$(GO) vet ./...
 
-gotest:
+gotest: test-deps
 	$(GO) test -timeout 30m ./...
 
 # Runs every notebook top to bottom in quick mode (LONGMEMORY_QUICK=1 shrinks steps and sizes;
@@ -104,7 +104,7 @@ notebooks-test: setup
 
 # Chromium and playwright-core (pinned in tests/browser/package-lock.json) for the browser test.
 test-deps:
-	@$(call apt_install,chromium)
+	@$(call apt_install,chromium slurm-wlm munge)
 	@[ -d tests/browser/node_modules/playwright-core ] || (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 
 # Opens every committed notebook unrun in the real Jupyter web UI (untrusted, as a reader
@@ -139,23 +139,17 @@ bench: tools
 	$(GO) build -o bin/bench ./cmd/bench
 	bin/bench -torch bench/torch_reference.py -json build/bench.json
 
-# The papers' 8-seed runs, the successors' and the ablations (docs/run_*.sh), resumed where they
-# stopped: first every script's quick part (QUICK=1: the settings before its quick_end line), then
-# everything, each to its horizon; every script then rewrites its report (docs/VERDICTS.md,
-# RESULTS.md, SUCCESSORS.md, ABLATIONS.md and their figures). Days of training on 2 cores: stop it
-# any time with Ctrl-C or kill -INT to its process group, also when started in the background
-# (every replica saves a checkpoint, then the queue stops) and run it again to go on, here or in a
-# clone (docs/runs holds the checkpoints: commit them with the logs); a script that fails otherwise
-# is reported and the next one starts. The scripts run from
-# copies in build/queue, because bash reads a script as it runs it (one make runs at a time).
-RUN_SCRIPTS := run_claims run_successors run_ablations
+# Every run of docs/runs.tsv (the papers' 8-seed runs, the successors' and the ablations), each to its
+# horizon, in the file's order, resumed where it stopped; then the reports. Days of training on 2
+# cores: stop it any time with Ctrl-C or kill -INT (every running replica saves a checkpoint) and
+# run it again to go on, here or in a clone (docs/runs holds the newest checkpoints: commit them
+# with the logs). `build/longmemory sweep -status docs/runs.tsv` shows how far every run is; on a
+# cluster, `build/longmemory sweep -slurm -time 8:00:00 docs/runs.tsv` submits the runs not yet
+# done as a Slurm job array (README, "Running a sweep on a cluster").
 runs: tools
-	mkdir -p build/queue && cp docs/runs.sh $(RUN_SCRIPTS:%=docs/%.sh) build/queue/
-	$(GO) build -o build/queue/longmemory ./cmd/longmemory
-	for s in $(RUN_SCRIPTS); do QUICK=1 LM=build/queue/longmemory bash build/queue/$$s.sh; \
-		c=$$?; [ $$c -lt 128 ] || exit $$c; [ $$c = 0 ] || echo "make runs: $$s failed ($$c); going on"; done
-	for s in $(RUN_SCRIPTS); do LM=build/queue/longmemory bash build/queue/$$s.sh; \
-		c=$$?; [ $$c -lt 128 ] || exit $$c; [ $$c = 0 ] || echo "make runs: $$s failed ($$c); going on"; done
+	$(GO) build -o build/longmemory ./cmd/longmemory
+	build/longmemory sweep -runs docs/runs docs/runs.tsv
+	$(MAKE) reports
 
 # Rewrites every report and figure of docs/run_*.sh (REPORT=1: trains nothing) from the run
 # directories as they stand, then re-draws the recorded-runs cell that ends notebooks 06–11
@@ -163,7 +157,7 @@ runs: tools
 # Run it with make runs stopped: each of make runs' scripts rewrites the same reports as it ends.
 RECORDED = $(shell grep -l "// The recorded runs (docs/runs)" $(NOTEBOOKS))
 reports: setup
-	for s in $(RUN_SCRIPTS); do REPORT=1 bash docs/$$s.sh || exit 1; done
+	for s in run_claims run_successors run_ablations; do REPORT=1 bash docs/$$s.sh || exit 1; done
 	/usr/bin/python3 docs/recorded_cells.py $(RECORDED) 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD"; exit $${PIPESTATUS[0]}
 
 docker:

@@ -9,6 +9,8 @@
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //	longmemory verdict [-runs DIR] CLAIMS.tsv        the papers' claims against the runs: reproduced or not
 //	longmemory fit [-sequences N] [-beta β] DIR…      an ESN run's readout in closed form (ridge.json), against its gradient-trained one
+//	longmemory sweep [-status] [-slurm] RUNS.tsv    train every run of a runs file to its horizon, here or as a Slurm job array
+//	longmemory reports [-runs DIR] [-docs DIR] [-out DIR] the reports (docs/*.md) and figures from the run directories; trains nothing
 //	longmemory log DIR                             DIR's log as CSV
 //	longmemory migrate DIR…                        rewrite old runs once: log.csv → log.gz, checkpoints without the log
 //	longmemory host                                this machine as run.json records it (CPU, vector extension, CPUs)
@@ -43,6 +45,8 @@ commands:
   summary one Markdown table row per run: steps, wall time, held-out loss, baseline
   verdict the papers' claims (a tab-separated file) against their runs: reproduced, not reproduced or open
   fit     fit the readout of an ESN run's replicas in closed form (ridge regression), against their gradient-trained one
+  sweep   train every run of a runs file (docs/runs.tsv) to its horizon, here or on Slurm (longmemory sweep -h)
+  reports write the reports and figures of docs/ from the run directories as they stand (longmemory reports -h)
   log     print a run's log as CSV
   migrate rewrite runs trained before log.gz once (log.csv → log.gz, newest checkpoint without the log)
   host    this machine as run.json records it (CPU, vector extension, CPUs)
@@ -72,6 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = verdictCmd(args[1:], stdout, stderr)
 	case "fit":
 		err = fitCmd(args[1:], stdout, stderr)
+	case "sweep":
+		err = sweepCmd(args[1:], stdout, stderr)
+	case "reports":
+		err = reportsCmd(args[1:], stdout, stderr)
 	case "log":
 		err = logCmd(args[1:], stdout, stderr)
 	case "migrate":

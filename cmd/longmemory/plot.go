@@ -35,17 +35,7 @@ func plot(args []string, stdout, stderr io.Writer) error {
 		chart.Title = *title
 	}
 	chart.LogY = *logy
-	fig := []byte(nil)
-	if ext == ".png" {
-		b, err := chart.PNG()
-		if err != nil {
-			return fmt.Errorf("plot: %w", err)
-		}
-		fig = b
-	} else {
-		fig = []byte(chart.SVG())
-	}
-	if err := runs.WriteFileAtomic(*out, func(w io.Writer) error { _, err := w.Write(fig); return err }); err != nil {
+	if err := runs.WriteFigure(*out, chart); err != nil {
 		return fmt.Errorf("plot: -o: %w", err)
 	}
 	fmt.Fprintln(stdout, "wrote", *out)

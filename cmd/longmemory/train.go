@@ -9,9 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
-	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -41,161 +38,13 @@ func (e interrupted) exitCode() int {
 	return 130
 }
 
-// presetFlag binds flag -name to one field of the preset. Flags are parsed before the preset
-// is known (it comes from -preset, from run.json with -resume, or is the custom default), so
-// bind registers the flag on that field of a scratch preset, and apply, called for the flags
-// given once the preset is loaded, checks the value and copies it into the run's preset.
-type presetFlag struct {
-	name  string
-	bind  func(fs *flag.FlagSet, scratch *experiments.Preset)
-	apply func(p, scratch *experiments.Preset) error
-	field func(p *experiments.Preset) any // a pointer to the field, for flagNames
-}
-
-// flagValue are the types of the preset's fields that flags set.
-type flagValue interface {
-	string | int | uint64 | float64 | bool
-}
-
-// field returns the binding of flag -name (default def in the usage text, the preset's value
-// otherwise) to the field at returns. A value given must satisfy valid (nil: any value), else
-// the error names the flag, the value and want.
-func field[T flagValue](name, usage string, def T, at func(*experiments.Preset) *T, valid func(T) bool, want string) presetFlag {
-	return presetFlag{
-		name: name,
-		bind: func(fs *flag.FlagSet, scratch *experiments.Preset) {
-			// The flag package's own Values, so that -h names the argument types (int, float, …).
-			switch v := any(at(scratch)).(type) {
-			case *string:
-				fs.StringVar(v, name, any(def).(string), usage)
-			case *int:
-				fs.IntVar(v, name, any(def).(int), usage)
-			case *uint64:
-				fs.Uint64Var(v, name, any(def).(uint64), usage)
-			case *float64:
-				fs.Float64Var(v, name, any(def).(float64), usage)
-			case *bool:
-				fs.BoolVar(v, name, any(def).(bool), usage)
-			}
-		},
-		apply: func(p, scratch *experiments.Preset) error {
-			v := *at(scratch)
-			if valid != nil && !valid(v) { // 0 is not "the default" on the command line
-				return fmt.Errorf("train: -%s = %v, want %s", name, v, want)
-			}
-			*at(p) = v
-			return nil
-		},
-		field: func(p *experiments.Preset) any { return at(p) },
-	}
-}
-
-// atLeast accepts the integers >= lo; positive the numbers > 0 (and 0 if orZero) but +Inf.
-func atLeast(lo int) func(int) bool { return func(v int) bool { return v >= lo } }
-func positive(orZero bool) func(float64) bool {
-	return func(v float64) bool { return (v > 0 || orZero && v == 0) && !math.IsInf(v, 1) }
-}
-
-// P shortens presetFlags.
-type P = experiments.Preset
-
-// presetFlags are the flags that override the preset's fields, one line each: a field comes
-// to the command line with its line here (and its name in changedSettings' errors with it).
-var presetFlags = []presetFlag{
-	field("model", "model kind: "+strings.Join(experiments.Kinds, ", "), "", func(p *P) *string { return &p.Model.Kind }, nil, ""),
-	field("hidden", "hidden units", 0, func(p *P) *int { return &p.Model.Hidden }, nil, ""),
-	field("pooling", "LT-RNN: add the l2-pooled decoder", false, func(p *P) *bool { return &p.Model.Pooling }, nil, ""),
-	field("init", fmt.Sprintf("initialisation other than the model's default: %q (Gaussian of variance 1/√fan-in, Henaff §4.1; %s) or %q (the uRNN code's bound for V; %s)",
-		experiments.InitHenaff, strings.Join(experiments.Inits[experiments.InitHenaff], ", "), experiments.InitCode, strings.Join(experiments.Inits[experiments.InitCode], ", ")),
-		"", func(p *P) *string { return &p.Model.Init }, nil, ""),
-	field("sigma", "LT-RNN: the nonlinearity on the inputs, linear, relu or tanh (default: relu on real-valued inputs, none on categorical)",
-		"", func(p *P) *string { return &p.Model.Sigma }, nil, ""),
-	field("lr-scale-a", "expRNN: train A at this multiple of -lr (its authors: 0.1; default: one rate)", 0.0,
-		func(p *P) *float64 { return &p.Model.LRScaleA }, positive(false), "a number > 0"),
-	field("forget-bias", "LSTM: the forget gate's initial bias b_f (default: the kind's, 0 for lstm, 1 for lstm-peephole)", 0.0,
-		func(p *P) *float64 { return &p.Model.ForgetBias }, func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }, "a finite number"),
-	field("output-bias", "LT-RNN: add an output bias b_y (Henaff's equations have none)", false, func(p *P) *bool { return &p.Model.OutputBias }, nil, ""),
-	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *P) *string { return &p.Task.Kind }, nil, ""),
-	field("T", "task length T", 0, func(p *P) *int { return &p.Task.T }, nil, ""),
-	field("dataset", "the MNIST tasks' images: \"\" for MNIST, fashion for Fashion-MNIST", "", func(p *P) *string { return &p.Task.Dataset },
-		func(v string) bool { return slices.Contains(experiments.Datasets, v) }, `"" or fashion`),
-	field("pool", "train on a fixed set of this many sequences (the uRNN code's 100000) instead of fresh ones; held-out scores stay fresh", 0,
-		func(p *P) *int { return &p.Task.Pool }, atLeast(1), "an integer >= 1"),
-	field("steps", "training steps", 0, func(p *P) *int { return &p.Train.Steps }, atLeast(1), "an integer >= 1"),
-	field("batch", "sequences per step", 0, func(p *P) *int { return &p.Train.Batch }, atLeast(1), "an integer >= 1"),
-	field("lr", "RMSProp learning rate", 0, func(p *P) *float64 { return &p.Train.Optimizer.LR }, positive(false), "a number > 0"),
-	field("ortho-lr", "LT-ORNN with pooling: the SGD step of the soft orthogonality penalty (default: the learning rate)", 0,
-		func(p *P) *float64 { return &p.Train.Orthogonality.LR }, positive(false), "a number > 0"),
-	field("clip", "element-wise gradient clipping (0 turns it off)", -1, func(p *P) *float64 { return &p.Train.Optimizer.ClipValue },
-		positive(true), "a number >= 0 (0 turns clipping off)"),
-	field("chunk", "BPTT chunk length (0: whole sequence in one graph)", -1, func(p *P) *int { return &p.Train.Chunk },
-		atLeast(0), "an integer >= 0 (0: the whole sequence)"),
-	field("seed", "random seed", 0, func(p *P) *uint64 { return &p.Train.Seed }, nil, ""),
-	field("eval-every", "evaluate on the held-out batch every N steps", 0, func(p *P) *int { return &p.Train.EvalEvery },
-		atLeast(1), "an integer >= 1"),
-	field("eval-batch", "sequences in the held-out batch (default 100, fewer on long tasks)", 0, func(p *P) *int { return &p.Train.EvalBatch },
-		atLeast(1), "an integer >= 1"),
-	field("checkpoint-every", "checkpoint every N steps (default 100)", 0, func(p *P) *int { return &p.Train.CheckpointEvery },
-		atLeast(1), "an integer >= 1"),
-	field("scale-hidden-grad", "divide the gradients with respect to the hidden states by T (Henaff et al. §4)", false,
-		func(p *P) *bool { return &p.Train.ScaleHiddenGrad }, nil, ""),
-}
-
-// bindPresetFlags registers presetFlags on fs. After fs.Parse, once the preset is loaded,
-// apply writes the flags given into it, or returns the first invalid value's error.
-func bindPresetFlags(fs *flag.FlagSet) (apply func(p *experiments.Preset) error) {
-	scratch := new(experiments.Preset)
-	for _, f := range presetFlags {
-		f.bind(fs, scratch)
-	}
-	return func(p *experiments.Preset) error {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for _, f := range presetFlags {
-			if set[f.name] {
-				if err := f.apply(p, scratch); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-}
-
-// flagNames names the flags of the preset's fields ("Train.Optimizer.LR" → "-lr"), for errors.
-var flagNames = func() map[string]string {
-	p := new(experiments.Preset) // on the heap: its fields' addresses do not move
-	path := map[uintptr]string{}
-	runs.Fields(reflect.ValueOf(p).Elem(), func(name string, f reflect.Value) { path[f.Addr().Pointer()] = name })
-	names := map[string]string{}
-	for _, f := range presetFlags {
-		names[path[reflect.ValueOf(f.field(p)).Pointer()]] = "-" + f.name
-	}
-	return names
-}()
-
-// changedSettings describes each setting of now that differs from was (runs.Diff: other
-// than bookkeeping ones, defaults applied) as "-flag: old → new", sorted.
-func changedSettings(was, now experiments.Preset) []string {
-	var out []string
-	for _, c := range runs.Diff(was, now) {
-		name := flagNames[c.Field]
-		if name == "" {
-			name = c.Field
-		}
-		out = append(out, fmt.Sprintf("%s: %v → %v", name, c.Was, c.Now))
-	}
-	sort.Strings(out)
-	return out
-}
-
 func trainCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	preset := fs.String("preset", "", "preset `name` (longmemory list shows them); flags below override its fields")
 	out := fs.String("out", "", "run `directory` for run.json, log.gz and checkpoints (required)")
 	resume := fs.Bool("resume", false, "continue the run in -out from its latest checkpoint, with the settings it recorded in run.json")
-	applyFlags := bindPresetFlags(fs) // -model, -hidden, … -scale-hidden-grad
+	applyFlags := runs.BindFlags(fs) // -model, -hidden, … -scale-hidden-grad
 	override := fs.Bool("override", false, "with -resume: accept settings that differ from those the run recorded (run.json keeps each span's)")
 	restart := fs.Bool("restart", false, "train a run whose checkpoints are gone (its log records steps, but the checkpoints were not kept, as in a clone without them) again from step 0, its log and run.json moved aside into -out/no-checkpoint-<time>; without it train refuses such a run (one whose log already reaches -steps is left as it is)")
 	quiet := fs.Bool("quiet", false, "no progress line")
@@ -244,7 +93,7 @@ func trainCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("train: -override changes the settings of a resumed run: it needs -resume")
 	}
 	if *resume && recorded.Preset.Name != "" {
-		if changed := changedSettings(recorded.Preset, p); len(changed) > 0 && !*override {
+		if changed := runs.ChangedSettings(recorded.Preset, p); len(changed) > 0 && !*override {
 			return fmt.Errorf("train: -resume: settings differ from those the run used (%s): %s; pass -override to change them from the resumed step on",
 				filepath.Join(metaDir, runs.MetaFile), strings.Join(changed, ", "))
 		}

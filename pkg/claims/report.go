@@ -1,10 +1,13 @@
 package claims
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
@@ -50,6 +53,67 @@ func WriteTable(w io.Writer, vs []Verdict) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, Tally(vs))
+}
+
+// ReadFile reads the claims file at path (Read).
+func ReadFile(path string) ([]Claim, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// JudgeAll judges every claim of cs (Judge) against the runs LoadAll read.
+func JudgeAll(cs []Claim, byName map[string]*Run) []Verdict {
+	var out []Verdict
+	for _, c := range cs {
+		out = append(out, Judge(c, byName))
+	}
+	return out
+}
+
+// WriteReport writes verdicts in Markdown as `longmemory verdict` prints them and the reports
+// show them: with rules the rules first (WriteRules), then the table and its tally
+// (WriteTable), then the open claims by the training their runs still need (HoursToGo, the
+// untimed last).
+func WriteReport(w io.Writer, vs []Verdict, rules bool) {
+	if rules {
+		fmt.Fprintln(w, "The rules (pkg/claims):")
+		fmt.Fprintln(w)
+		WriteRules(w)
+		fmt.Fprintln(w)
+	}
+	WriteTable(w, vs)
+	var open []Verdict
+	for _, v := range vs {
+		if v.Outcome == Open {
+			open = append(open, v)
+		}
+	}
+	slices.SortStableFunc(open, func(a, b Verdict) int { return cmpHours(a.HoursToGo, b.HoursToGo) })
+	if len(open) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Open claims, by the training their runs still need to reach the horizon (one run after another, each with its replicas at once, at its measured speed):")
+		fmt.Fprintln(w)
+		for _, v := range open {
+			fmt.Fprintf(w, "- %s: %s\n", v.Claim.ID, HoursText(v.HoursToGo))
+		}
+	}
+}
+
+// cmpHours orders hours with the untimed (NaN) last.
+func cmpHours(a, b float64) int {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return 1
+	case math.IsNaN(b):
+		return -1
+	}
+	return cmp.Compare(a, b)
 }
 
 // cell writes a run's statistics for a table cell.

@@ -123,6 +123,10 @@ func AddBaseline(c *plots.Chart, baseline float64) {
 	c.Series = append(c.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
 }
 
+// ErrNoLog is Chart's error when none of the runs has a replica with a log (or, for the
+// held-out loss, an evaluation) yet: nothing to draw.
+var ErrNoLog = errors.New("no replica has a log yet")
+
 // Chart draws the loss of each run directory against the iteration (held-out, or with
 // trainLoss the training loss of every step): a single run as its curve, a multi-seed run
 // as the median over its replicas with the min–max band, named "<model> <hidden>" (with
@@ -131,7 +135,7 @@ func AddBaseline(c *plots.Chart, baseline float64) {
 // axis (a loss is positive, and learning shows as a factor); each model in its colour
 // (ColorByModel). The title is the first run's task. A replica with no log yet (or, for the held-out loss, no
 // evaluation yet) is left out, and so is a run none of whose replicas has one (just started,
-// or started again by train -restart); an error if that leaves nothing to draw.
+// or started again by train -restart); an error if that leaves nothing to draw (ErrNoLog).
 func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400, LogY: true}
 	baseline := nan
@@ -170,7 +174,7 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		drawn = append(drawn, dir)
 	}
 	if len(chart.Series) == 0 {
-		return chart, fmt.Errorf("%s: no replica has a log yet", strings.Join(dirs, ", "))
+		return chart, fmt.Errorf("%s: %w", strings.Join(dirs, ", "), ErrNoLog)
 	}
 	ColorByModel(&chart) // before the names below drop the model's kind
 	// Runs of the same model are told apart by their directory names, less the part they
@@ -209,6 +213,24 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		AddBaseline(&chart, baseline)
 	}
 	return chart, nil
+}
+
+// WriteFigure writes c to path (atomically) as a PNG or an SVG, by path's extension.
+func WriteFigure(path string, c plots.Chart) error {
+	var fig []byte
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png":
+		b, err := c.PNG()
+		if err != nil {
+			return err
+		}
+		fig = b
+	case ".svg":
+		fig = []byte(c.SVG())
+	default:
+		return fmt.Errorf("%s: unknown figure format %q (want .png or .svg)", path, ext)
+	}
+	return WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(fig); return err })
 }
 
 // Summary writes a Markdown table with one row per run directory: what was trained, for how

@@ -2,12 +2,15 @@ package runs
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -103,4 +106,81 @@ func ReadRidge(dir string) (Ridge, error) {
 		return r, fmt.Errorf("%s: %w", filepath.Join(dir, RidgeFile), err)
 	}
 	return r, nil
+}
+
+// RidgeTable writes one Markdown row per run directory: its replicas' closed-form fits
+// (ridge.json; replicas without one are left out and counted) against the held-out loss
+// its gradient-trained readout ends at (HeldOut of the same replicas' logs), then the
+// machines that made the fits.
+func RidgeTable(w io.Writer, dirs []string) error {
+	fmt.Fprintln(w, "| run | fits | sequences, β | readout in closed form: held-out loss, median [min–max] | solve the task | accuracy | seconds of a fit (median), of all added | readout by gradient: final held-out loss (steps) | baseline |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	var hosts []string
+	for _, dir := range dirs {
+		reps := RunDirs(dir)
+		var losses, accs, secs, grads []float64
+		var settings []string
+		var meta Meta
+		gradSteps := math.MaxInt
+		for _, rep := range reps {
+			m, log, err := Read(rep)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			if m.Preset.Name != "" {
+				meta = m
+			}
+			if final, _, _ := HeldOut(log); !math.IsNaN(final) {
+				grads = append(grads, final)
+				gradSteps = min(gradSteps, log[len(log)-1].Step)
+			}
+			r, err := ReadRidge(rep)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			losses, secs = append(losses, r.Loss), append(secs, r.Seconds)
+			if r.Accuracy != nil {
+				accs = append(accs, *r.Accuracy)
+			}
+			if s := fmt.Sprintf("%d, %g", r.Sequences, r.Beta); !slices.Contains(settings, s) {
+				settings = append(settings, s)
+			}
+			if !slices.Contains(hosts, r.Host) {
+				hosts = append(hosts, r.Host)
+			}
+		}
+		name := filepath.Base(dir)
+		if len(losses) == 0 {
+			fmt.Fprintf(w, "| %s | 0 of %d | – | – | – | – | – | – | %.4f |\n", name, len(reps), meta.Baseline)
+			continue
+		}
+		solvedLoss := SolvedLoss(meta.Preset.Task.Kind, meta.Baseline)
+		solved := 0
+		for _, l := range losses {
+			if l < solvedLoss {
+				solved++
+			}
+		}
+		accText, gradText := "–", "–"
+		if len(accs) > 0 {
+			accText = fmt.Sprintf("%.1f%%", 100*Median(accs))
+		}
+		if len(grads) > 0 {
+			gradText = fmt.Sprintf("%.4f [%.4f–%.4f] (%d)", Median(grads), slices.Min(grads), slices.Max(grads), gradSteps)
+		}
+		total := 0.0
+		for _, s := range secs {
+			total += s
+		}
+		fmt.Fprintf(w, "| %s | %d of %d | %s | %.4f [%.4f–%.4f] | %d of %d (below %.4f) | %s | %.1f s, %.0f s | %s | %.4f |\n",
+			name, len(losses), len(reps), strings.Join(settings, "; "), Median(losses), slices.Min(losses), slices.Max(losses),
+			solved, len(losses), solvedLoss, accText, Median(secs), total, gradText, meta.Baseline)
+	}
+	if len(hosts) > 0 {
+		fmt.Fprintf(w, "\nThe fits ran on %s, one after another.\n", strings.Join(hosts, " and "))
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package runs
 
 import (
 	"flag"
@@ -9,7 +9,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 )
 
-// TestPresetFlags checks the binding of flags to the preset's fields: flagNames, derived from
+// TestPresetFlags checks the binding of flags to the preset's fields: FlagNames, derived from
 // presetFlags, names each field's flag, and a flag given overrides its field only.
 func TestPresetFlags(t *testing.T) {
 	want := map[string]string{
@@ -18,8 +18,8 @@ func TestPresetFlags(t *testing.T) {
 		"Train.Chunk": "-chunk", "Train.Seed": "-seed", "Train.EvalEvery": "-eval-every", "Train.EvalBatch": "-eval-batch", "Train.CheckpointEvery": "-checkpoint-every",
 		"Train.ScaleHiddenGrad": "-scale-hidden-grad",
 	}
-	if !maps.Equal(flagNames, want) {
-		t.Errorf("flagNames = %v, want %v", flagNames, want)
+	if !maps.Equal(FlagNames, want) {
+		t.Errorf("FlagNames = %v, want %v", FlagNames, want)
 	}
 	p, err := experiments.Lookup("henaff/copy-T500/lt-ornn-80")
 	if err != nil {
@@ -27,7 +27,7 @@ func TestPresetFlags(t *testing.T) {
 	}
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	apply := bindPresetFlags(fs)
+	apply := BindFlags(fs)
 	if err := fs.Parse([]string{"-lr", "0.5", "-T", "7", "-scale-hidden-grad=false"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,142 @@
+package reports
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+)
+
+// The reports a figures file's lines name.
+const (
+	Verdicts   = "VERDICTS.md"
+	Successors = "SUCCESSORS.md"
+	Ablations  = "ABLATIONS.md"
+	Results    = "RESULTS.md"
+)
+
+// Figure is one line of a figures file (docs/figures.tsv).
+type Figure struct {
+	Report string   // the report that shows it: Verdicts, Successors or Ablations (a section each)
+	Name   string   // the file name in the figures directory, without .png
+	Title  string   // the figure's title; an ablation's heading
+	Runs   []string // the run directories' names, in the legend's order; an ablation's arms
+	Line   int      // the line of the figures file
+}
+
+// FigureColumns are a figures file's columns, its header line.
+var FigureColumns = []string{"report", "name", "title", "runs"}
+
+// ReadFigures reads the figures file at path (ParseFigures).
+func ReadFigures(path string) ([]Figure, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseFigures(f, path)
+}
+
+// ParseFigures reads a figures file from r, name its name in errors: lines starting with # and
+// blank lines are comments; the first other line is the header (FigureColumns), then one
+// figure a line, tab-separated, its runs comma-separated. A figure is named once, and its
+// report is one of Verdicts, Successors and Ablations.
+func ParseFigures(r io.Reader, name string) ([]Figure, error) {
+	var out []Figure
+	seen := map[string]int{}
+	header := false
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
+		}
+		cols := strings.Split(line, "\t")
+		if !header {
+			if line != strings.Join(FigureColumns, "\t") {
+				return nil, bad("header %q, want the columns %q", line, strings.Join(FigureColumns, "\t"))
+			}
+			header = true
+			continue
+		}
+		if len(cols) != len(FigureColumns) {
+			return nil, bad("%d tab-separated columns, want %d (%s)", len(cols), len(FigureColumns), strings.Join(FigureColumns, ", "))
+		}
+		f := Figure{Report: cols[0], Name: cols[1], Title: cols[2], Line: n}
+		if !slices.Contains([]string{Verdicts, Successors, Ablations}, f.Report) {
+			return nil, bad("report %q, want %s, %s or %s", f.Report, Verdicts, Successors, Ablations)
+		}
+		if f.Name == "" || strings.ContainsAny(f.Name, `/\`) || f.Name != strings.TrimSpace(f.Name) {
+			return nil, bad("name %q: want a file name without a directory", f.Name)
+		}
+		if prev, ok := seen[f.Name]; ok {
+			return nil, bad("figure %s is already on line %d", f.Name, prev)
+		}
+		seen[f.Name] = n
+		for _, r := range strings.Split(cols[3], ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				f.Runs = append(f.Runs, r)
+			}
+		}
+		if len(f.Runs) == 0 {
+			return nil, bad("figure %s names no run", f.Name)
+		}
+		out = append(out, f)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if !header {
+		return nil, fmt.Errorf("%s: no header line (%s)", name, strings.Join(FigureColumns, "\t"))
+	}
+	return out, nil
+}
+
+// missing returns the first of f's runs that has no directory under root, "" when all have.
+func (f Figure) missing(root string) string {
+	for _, r := range f.Runs {
+		if st, err := os.Stat(filepath.Join(root, r)); err != nil || !st.IsDir() {
+			return r
+		}
+	}
+	return ""
+}
+
+// draw writes f to figures/NAME.png from the runs under root as `longmemory plot -title TITLE`
+// draws it: the held-out loss on a linear axis (runs.Chart), the figure's title. A figure
+// whose runs do not all exist yet, or none of whose runs has a held-out loss yet
+// (runs.ErrNoLog), is left out (false), and say tells why.
+func (f Figure) draw(root, figures string, say func(string, ...any)) (bool, error) {
+	if r := f.missing(root); r != "" {
+		say("figure %s left out: %s does not exist yet", f.Name, filepath.Join(root, r))
+		return false, nil
+	}
+	var dirs []string
+	for _, r := range f.Runs {
+		dirs = append(dirs, filepath.Join(root, r))
+	}
+	chart, err := runs.Chart(dirs, false)
+	if errors.Is(err, runs.ErrNoLog) {
+		say("figure %s left out: %v", f.Name, err)
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	chart.Title, chart.LogY = f.Title, false
+	path := filepath.Join(figures, f.Name+".png")
+	if err := runs.WriteFigure(path, chart); err != nil {
+		return false, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	say("wrote %s", path)
+	return true, nil
+}

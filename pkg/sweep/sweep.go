@@ -1,0 +1,297 @@
+// Package sweep is the project's runs as data: a runs file (docs/runs.tsv) lists every run
+// once — its name, which is its run directory's, its preset, the settings it overrides, its
+// seeds and its horizon in steps — and Train trains them, each to its horizon, resuming where
+// it stopped. `longmemory sweep` runs it in one process, or as a Slurm job array with one task
+// per run (package slurm); Status reads how far every run is from its run directories alone.
+package sweep
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+)
+
+// Run is one line of a runs file.
+type Run struct {
+	Name      string   // the run directory's name under the runs root
+	Preset    string   // a preset of experiments.Lookup
+	Overrides []string // train flags (runs.ApplyOverrides)
+	Seeds     int      // replicas: the preset's seed, seed + 1, …
+	Steps     int      // the horizon
+	Then      []string // what follows training: nil, {"fit", flags…} or {"eval"}
+	Line      int      // the line of the runs file
+}
+
+// Columns are a runs file's columns, its header line.
+var Columns = []string{"name", "preset", "overrides", "seeds", "steps", "then"}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Read reads and checks the runs file at path: every line names a new run directory, an
+// existing preset, overrides that apply to it, seeds and steps in range, and a preset so
+// overridden builds (experiments.Preset.Build). Errors name the file, the line and the bad value.
+func Read(path string) ([]Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// Parse reads a runs file from r; name is the file's name in errors.
+func Parse(r io.Reader, name string) ([]Run, error) {
+	var out []Run
+	var err error
+	seen := map[string]int{}
+	sc := bufio.NewScanner(r)
+	header := false
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
+		}
+		cols := strings.Split(line, "\t")
+		if !header {
+			if strings.Join(cols, "\t") != strings.Join(Columns, "\t") {
+				return nil, bad("header %q, want the columns %q", line, strings.Join(Columns, "\t"))
+			}
+			header = true
+			continue
+		}
+		if len(cols) != len(Columns) {
+			return nil, bad("%d tab-separated columns, want %d (%s)", len(cols), len(Columns), strings.Join(Columns, ", "))
+		}
+		run := Run{Name: cols[0], Preset: cols[1], Line: n}
+		if !nameRE.MatchString(run.Name) {
+			return nil, bad("name %q: want letters, digits, '.', '_' and '-'", run.Name)
+		}
+		if prev, ok := seen[run.Name]; ok {
+			return nil, bad("run %s is already on line %d: a run is listed once", run.Name, prev)
+		}
+		seen[run.Name] = n
+		if cols[2] != "-" {
+			run.Overrides = strings.Fields(cols[2])
+		}
+		if run.Seeds, err = strconv.Atoi(cols[3]); err != nil || run.Seeds < 1 || run.Seeds > 64 {
+			return nil, bad("seeds %q, want an integer from 1 to 64", cols[3])
+		}
+		if run.Steps, err = strconv.Atoi(cols[4]); err != nil || run.Steps < 1 {
+			return nil, bad("steps %q, want an integer >= 1", cols[4])
+		}
+		if cols[5] != "-" {
+			run.Then = strings.Fields(cols[5])
+			if w := run.Then[0]; w != "fit" && w != "eval" {
+				return nil, bad("then %q, want -, fit FLAGS or eval", cols[5])
+			}
+		}
+		if _, err := run.Settings(); err != nil {
+			return nil, bad("%v", err)
+		}
+		out = append(out, run)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if !header {
+		return nil, fmt.Errorf("%s: no header line (%s)", name, strings.Join(Columns, "\t"))
+	}
+	return out, nil
+}
+
+// Settings returns the run's preset with its overrides and its horizon applied, checked by
+// building it.
+func (r Run) Settings() (experiments.Preset, error) {
+	p, err := experiments.Lookup(r.Preset)
+	if err != nil {
+		return p, err
+	}
+	if err := runs.ApplyOverrides(&p, r.Overrides); err != nil {
+		return p, err
+	}
+	p.Train.Steps = r.Steps
+	if _, _, err := p.Build(); err != nil {
+		return p, fmt.Errorf("preset %s with %q: %w", r.Preset, strings.Join(r.Overrides, " "), err)
+	}
+	return p, nil
+}
+
+// SeedList returns the run's replica seeds.
+func (r Run) SeedList() ([]uint64, error) {
+	p, err := r.Settings()
+	if err != nil {
+		return nil, err
+	}
+	return runs.Seeds(p.Train.Seed, r.Seeds), nil
+}
+
+// Progress is how far one replica is: the last step its log records, and whether that ends
+// in a divergence (held-out loss +Inf), which ends the replica before its horizon.
+type Progress struct {
+	Seed     uint64
+	Step     int
+	Diverged bool
+}
+
+// State is how far a run is, from its run directory alone.
+type State struct {
+	Run      Run
+	Replicas []Progress // one per seed, in order; Step 0 where there is no log yet
+}
+
+// Done reports whether every replica reached the horizon or diverged.
+func (s State) Done() bool {
+	for _, p := range s.Replicas {
+		if p.Step < s.Run.Steps && !p.Diverged {
+			return false
+		}
+	}
+	return true
+}
+
+// Status reads the state of each run under root.
+func Status(root string, rs []Run) ([]State, error) {
+	var out []State
+	for _, r := range rs {
+		seeds, err := r.SeedList()
+		if err != nil {
+			return nil, err
+		}
+		st := State{Run: r}
+		for _, s := range seeds {
+			pr := Progress{Seed: s}
+			log, err := runs.ReadLog(runs.LogPath(runs.ReplicaDir(filepath.Join(root, r.Name), s)))
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+			case err != nil:
+				return nil, fmt.Errorf("%s: %w", r.Name, err)
+			case len(log) > 0:
+				last := log[len(log)-1]
+				pr.Step, pr.Diverged = last.Step, math.IsInf(last.EvalLoss, 1)
+			}
+			st.Replicas = append(st.Replicas, pr)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// WriteStatus prints one line per run: its steps against its horizon (the least and the most
+// of its replicas), the replicas done, and whether it is done.
+func WriteStatus(w io.Writer, states []State) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\tsteps (least–most of the seeds) / horizon\tseeds done\t")
+	done := 0
+	for _, s := range states {
+		lo, hi, n := math.MaxInt, 0, 0
+		for _, p := range s.Replicas {
+			lo, hi = min(lo, p.Step), max(hi, p.Step)
+			if p.Step >= s.Run.Steps || p.Diverged {
+				n++
+			}
+		}
+		mark := ""
+		if s.Done() {
+			mark, done = "done", done+1
+		}
+		fmt.Fprintf(tw, "%s\t%d–%d / %d\t%d of %d\t%s\n", s.Run.Name, lo, hi, s.Run.Steps, n, len(s.Replicas), mark)
+	}
+	fmt.Fprintf(tw, "%d of %d runs done\t\t\t\n", done, len(states))
+	return tw.Flush()
+}
+
+// Options are Train's: the runs' training options (runs.Options; Restart and the notices
+// are set by Train's callers) and what follows a run's training.
+type Options struct {
+	Train runs.Options
+	// Then does what a run's then column asks, once its replicas are done (nil: nothing).
+	Then func(ctx context.Context, r Run, dir string) error
+	// Log receives a line as each run starts and ends.
+	Log func(string)
+}
+
+// TrainRun trains run r under root to its horizon (every replica at once, runs.TrainReplicas),
+// then does its then; a run already done is left as it is (its then still runs, and is
+// expected to do nothing when done already). The error joins the replicas' failures; a stop
+// (ctx done) returns ctx's error after every running replica checkpointed.
+func TrainRun(ctx context.Context, root string, r Run, opt Options) error {
+	say := func(format string, args ...any) {
+		if opt.Log != nil {
+			opt.Log(fmt.Sprintf(format, args...))
+		}
+	}
+	p, err := r.Settings()
+	if err != nil {
+		return err
+	}
+	seeds := runs.Seeds(p.Train.Seed, r.Seeds)
+	states, err := Status(root, []Run{r})
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, r.Name)
+	if !states[0].Done() {
+		say("%s: training %d seeds to step %d", r.Name, r.Seeds, r.Steps)
+		var failed []error
+		for _, rep := range runs.TrainReplicas(ctx, dir, p, seeds, 0, opt.Train) {
+			if rep.Err != nil && !errors.Is(rep.Err, runs.ErrNothingToTrain) && ctx.Err() == nil {
+				failed = append(failed, fmt.Errorf("%s seed %d: %w", r.Name, rep.Seed, rep.Err))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(failed) > 0 {
+			// A replica that diverged is an outcome, not a failure: the verdicts count it.
+			if states, err = Status(root, []Run{r}); err == nil && states[0].Done() {
+				say("%s: done, with diverged seeds: %v", r.Name, errors.Join(failed...))
+			} else {
+				return errors.Join(failed...)
+			}
+		} else {
+			say("%s: done", r.Name)
+		}
+	}
+	if opt.Then != nil && r.Then != nil {
+		return opt.Then(ctx, r, dir)
+	}
+	return nil
+}
+
+// Train trains every run of rs under root in turn (TrainRun). A run that fails is reported
+// through opt.Log and the next one starts; a stop (ctx done) ends the sweep. The error names
+// the runs that failed.
+func Train(ctx context.Context, root string, rs []Run, opt Options) error {
+	var failed []string
+	for _, r := range rs {
+		err := TrainRun(ctx, root, r, opt)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			failed = append(failed, r.Name)
+			if opt.Log != nil {
+				opt.Log(fmt.Sprintf("%s failed: %v; going on", r.Name, err))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("sweep: %d runs failed: %s", len(failed), strings.Join(failed, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
+)
+
+const header = "name\tpreset\toverrides\tseeds\tsteps\tthen\n"
+
+// tiny is a runs file of two small runs of two seeds each.
+const tiny = "# two runs\n" + header +
+	"a\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5 -batch 4 -eval-every 2 -checkpoint-every 2\t2\t6\t-\n" +
+	"b\thenaff/adding-T400/lt-irnn-128\t-hidden 4 -T 5 -batch 4 -eval-every 2 -checkpoint-every 2 -lr 1e-3\t2\t4\t-\n"
+
+func TestParse(t *testing.T) {
+	rs, err := Parse(strings.NewReader(tiny), "runs.tsv")
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("Parse = %v, %v", rs, err)
+	}
+	if r := rs[1]; r.Name != "b" || r.Seeds != 2 || r.Steps != 4 || r.Line != 4 || strings.Join(r.Overrides, " ") != "-hidden 4 -T 5 -batch 4 -eval-every 2 -checkpoint-every 2 -lr 1e-3" {
+		t.Errorf("run b: %+v", r)
+	}
+	if p, err := rs[1].Settings(); err != nil || p.Train.Steps != 4 || p.Train.Optimizer.LR != 1e-3 || p.Task.T != 5 {
+		t.Errorf("run b's settings: %+v, %v", p, err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"a\tb\n", "runs.tsv:1: header"},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\n", "runs.tsv:2: 4 tab-separated columns, want 6"},
+		{header + "a\tno/such\t-\t8\t10\t-\n", "runs.tsv:2: "},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-lr -1\t8\t10\t-\n", "runs.tsv:2: -lr = -1, want a number > 0"},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t0\t10\t-\n", `runs.tsv:2: seeds "0", want an integer from 1 to 64`},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\tten\t-\n", `runs.tsv:2: steps "ten", want an integer >= 1`},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\t10\tplot\n", `runs.tsv:2: then "plot", want -, fit FLAGS or eval`},
+		{header + "a b\tarjovsky/copy-T100/tanh-80\t-\t8\t10\t-\n", `runs.tsv:2: name "a b"`},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\t10\t-\na\tarjovsky/copy-T100/tanh-80\t-\t8\t10\t-\n", "runs.tsv:3: run a is already on line 2"},
+		{"", "no header line"},
+	} {
+		if _, err := Parse(strings.NewReader(tc.file), "runs.tsv"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+// TestTrainStopResume: a sweep stopped part-way (every running replica checkpoints) and run
+// again ends with the same logs and checkpoints, byte for byte but the wall time, as a sweep
+// never stopped; Status reads the progress from the directories.
+func TestTrainStopResume(t *testing.T) {
+	rs, err := Parse(strings.NewReader(tiny), "runs.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := backend.MustNew()
+	whole, parts := t.TempDir(), t.TempDir()
+	opt := Options{Train: runs.Options{Backend: b, Restart: true}}
+	if err := Train(context.Background(), whole, rs, opt); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := opt
+	stopped.Train.OnRecord = func(r train.Record) {
+		if r.Step == 3 {
+			cancel()
+		}
+	}
+	if err := Train(ctx, parts, rs, stopped); err == nil {
+		t.Fatal("a stopped sweep returned no error")
+	}
+	states, err := Status(parts, rs)
+	if err != nil || states[0].Done() || states[1].Replicas[0].Step != 0 {
+		t.Fatalf("after the stop: %+v, %v; want run a part-way and run b not started", states, err)
+	}
+	if err := Train(context.Background(), parts, rs, opt); err != nil {
+		t.Fatal(err)
+	}
+	states, err = Status(parts, rs)
+	if err != nil || !states[0].Done() || !states[1].Done() {
+		t.Fatalf("after the second sweep: %+v, %v", states, err)
+	}
+	var out bytes.Buffer
+	WriteStatus(&out, states)
+	if !strings.Contains(out.String(), "2 of 2 runs done") || !strings.Contains(out.String(), "6–6 / 6") {
+		t.Errorf("WriteStatus:\n%s", out.String())
+	}
+	for _, r := range rs {
+		for _, rep := range runs.Replicas(filepath.Join(whole, r.Name)) {
+			other := filepath.Join(parts, r.Name, filepath.Base(rep))
+			la, _ := runs.ReadLog(runs.LogPath(rep))
+			lb, _ := runs.ReadLog(runs.LogPath(other))
+			if len(la) != r.Steps || len(la) != len(lb) {
+				t.Fatalf("%s: logs of %d and %d records, want %d", rep, len(la), len(lb), r.Steps)
+			}
+			for i := range la {
+				la[i].Seconds, lb[i].Seconds = 0, 0
+				if fmt.Sprintf("%+v", la[i]) != fmt.Sprintf("%+v", lb[i]) {
+					t.Errorf("%s record %d: %v, stopped and resumed %v", rep, i, la[i], lb[i])
+				}
+			}
+			ck := filepath.Join("checkpoints", fmt.Sprintf("ckpt-%09d.gob", r.Steps))
+			ca, _ := os.ReadFile(filepath.Join(rep, ck))
+			cb, _ := os.ReadFile(filepath.Join(other, ck))
+			if len(ca) == 0 || !bytes.Equal(ca, cb) {
+				t.Errorf("%s: final checkpoints differ (%d, %d bytes)", rep, len(ca), len(cb))
+			}
+		}
+	}
+}
