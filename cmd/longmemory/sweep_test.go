@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,6 +165,44 @@ func TestSweepSlurm(t *testing.T) {
 			if len(ca) == 0 || !bytes.Equal(ca, cb) {
 				t.Errorf("%s: its final checkpoint differs from the local sweep's (%d and %d bytes)", other, len(cb), len(ca))
 			}
+		}
+	}
+}
+
+// TestSweepSignal: SIGUSR1 (Slurm's warning before a time limit) or SIGTERM stops a local
+// sweep with a checkpoint of every running replica at its last logged step and exit status
+// 128 + the signal; the same command run again finishes the runs.
+func TestSweepSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGTERM} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "runs.tsv")
+		os.WriteFile(file, []byte(sweepFile), 0o644)
+		root := filepath.Join(dir, "runs")
+		c := command(t.Context(), "sweep", "-runs", root, "-only", "long", file)
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		rep := filepath.Join(root, "long", "seed-0")
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(rep, runs.LogFile)); err == nil {
+				break
+			}
+		}
+		c.Process.Signal(sig)
+		err := c.Wait()
+		if code := c.ProcessState.ExitCode(); code != 128+int(sig) {
+			t.Fatalf("%v: sweep exited %d (%v), want %d\n%s", sig, code, err, 128+int(sig), out.String())
+		}
+		for _, r := range runs.Replicas(filepath.Join(root, "long")) {
+			log := readCols(t, runs.LogPath(r))
+			if got, want := latestStep(t, r), len(log)-1; got != want || got >= 1500 {
+				t.Errorf("%v: %s: its checkpoint is at step %d, its log at %d (of 1500)", sig, r, got, want)
+			}
+		}
+		if code, out := cli("sweep", "-runs", root, "-only", "long", file); code != 0 || !strings.Contains(out, "resumed") {
+			t.Errorf("%v: the sweep again: exit %d\n%s", sig, code, out)
 		}
 	}
 }
