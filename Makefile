@@ -151,13 +151,14 @@ runs: tools
 	build/longmemory sweep -runs docs/runs docs/runs.tsv
 	$(MAKE) reports
 
-# Rewrites every report and figure of docs/run_*.sh (REPORT=1: trains nothing) from the run
-# directories as they stand, then re-draws the recorded-runs cell that ends notebooks 06–11
-# (docs/recorded_cells.py: that cell alone is executed and saved; the others keep their outputs).
-# Run it with make runs stopped: each of make runs' scripts rewrites the same reports as it ends.
+# Rewrites every report and figure (docs/VERDICTS.md, RESULTS.md's tables, SUCCESSORS.md, ABLATIONS.md,
+# docs/verdicts.json, docs/figures/; `longmemory reports`, trains nothing) from the run directories as
+# they stand, then re-draws the recorded-runs cell that ends notebooks 06–11 (docs/recorded_cells.py:
+# that cell alone is executed and saved; the others keep their outputs). Run it with make runs stopped.
 RECORDED = $(shell grep -l "// The recorded runs (docs/runs)" $(NOTEBOOKS))
 reports: setup
-	for s in run_claims run_successors run_ablations; do REPORT=1 bash docs/$$s.sh || exit 1; done
+	$(GO) build -o build/longmemory ./cmd/longmemory
+	build/longmemory reports
 	/usr/bin/python3 docs/recorded_cells.py $(RECORDED) 2>&1 | grep -v -i -E "debugger|frozen|PYDEVD"; exit $${PIPESTATUS[0]}
 
 docker:

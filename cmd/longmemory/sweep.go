@@ -15,9 +15,6 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/sweep"
 )
 
-// testAccuracyFile is where a pixel-MNIST run's then "eval" keeps its test-set scores.
-const testAccuracyFile = "test-accuracy.txt"
-
 func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -104,7 +101,7 @@ func then(r sweep.Run, dir string, stdout, stderr io.Writer) error {
 	case "fit":
 		return fitCmd(append(append([]string{}, r.Then[1:]...), dir), io.Discard, stderr)
 	case "eval":
-		path := filepath.Join(dir, testAccuracyFile)
+		path := filepath.Join(dir, runs.TestAccuracyFile)
 		if _, err := os.Stat(path); err == nil {
 			return nil
 		}

@@ -14,7 +14,7 @@ import (
 
 // RecordedRunsDir is where the 8-seed runs behind docs/RESULTS.md live:
 // $LONGMEMORY_ROOT/docs/runs (committed with the repository: each replica's run.json and
-// log.csv; docs/run_claims.sh and docs/run_successors.sh train them). It is "" when
+// log; docs/runs.tsv lists them and `make runs` trains them). It is "" when
 // LONGMEMORY_ROOT is unset (the project's kernelspecs set it).
 func RecordedRunsDir() string {
 	root := os.Getenv("LONGMEMORY_ROOT")

@@ -289,7 +289,7 @@ func TestChunkIsBookkeeping(t *testing.T) {
 
 // TestSuccessorsShareArjovskyRuns: the uRNN and the LSTM of the presets "successors/…" train
 // what Arjovsky's presets at the same task and T train (same Key, no Diff), so
-// docs/run_successors.sh reuses docs/run_claims.sh's runs of them instead of training them twice.
+// docs/runs.tsv lists each of those runs once, for the claims and the successors alike.
 func TestSuccessorsShareArjovskyRuns(t *testing.T) {
 	for _, pair := range [][2]string{
 		{"successors/copy-T500/urnn-128", "arjovsky/copy-T500/urnn-128"},
