@@ -20,6 +20,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/exprnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/fcurnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/gru"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
@@ -139,6 +140,9 @@ var models = []struct {
 	{"scrn", func(m Model, in, out int, _ bool) rnn.Cell { return scrn.New(in, m.Hidden, max(1, m.Hidden/4), out) }},
 	// A reservoir of Hidden units; only the readout is trained.
 	{"esn", func(m Model, in, out int, _ bool) rnn.Cell { return esn.New(in, m.Hidden, out) }},
+	// Orvieto et al. 2023's linear recurrent unit: Hidden complex units, one layer, a linear
+	// readout (no D·u skip term; pkg/models/lru).
+	{"lru", func(m Model, in, out int, _ bool) rnn.Cell { return lru.New(in, m.Hidden, out) }},
 }
 
 // ltCell sets an LT-RNN's pooling and σ: on real-valued inputs (adding, MNIST) σ = ReLU, as

@@ -1,0 +1,80 @@
+package lru
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/scan"
+)
+
+// TestScanMatchesSteps checks that the LRU's recurrence computed by scan.LinearComplex, from
+// the cell's own λ and projected inputs, gives the states, outputs and gradients (with
+// respect to every trainable variable) of rnn.Unroll's step-by-step Next, to 1e-12 and
+// 1e-10: what a sequence-level step through the scan would compute.
+func TestScanMatchesSteps(t *testing.T) {
+	const B, T = 2, 150
+	c := &Cell{In: 3, N: 5, Out: 2, Type: dtypes.Float64}
+	store := model.NewStore()
+	scope := store.RootScope()
+	if err := c.Init(scope, rand.New(rand.NewPCG(3, 1))); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 1))
+	x := tensors.FromFlatDataAndDimensions(rnn.Uniform(rng, B*T*c.In, -1, 1), B, T, c.In)
+	w := tensors.FromFlatDataAndDimensions(rnn.Uniform(rng, B*T*c.Out, -1, 1), B, T, c.Out)
+	var names []string
+	res, err := model.ExecOnceN(backend.MustNew(), store, func(scope *model.Scope, g *Graph) []*Node {
+		rnn.LiveVariables(store, g)
+		st := c.Build(scope, g).(*step)
+		u := Const(g, x)
+		stepped := rnn.Unroll(st, u, nil)
+		px := st.Project(u) // [B, T, 2N]
+		n := c.N
+		lam := func(l *Node) *Node { return BroadcastToDims(ExpandLeftToRank(l, 3), B, T, n) }
+		h0 := Zeros(g, shapes.Make(c.DType(), B, n))
+		hr, hi := scan.LinearComplex(lam(st.lambda[0]), lam(st.lambda[1]),
+			SliceAxis(px, 2, AxisRange(0, n)), SliceAxis(px, 2, AxisRange(n, 2*n)), h0, h0)
+		scanned := Concatenate([]*Node{hr, hi}, 2)
+		var vars []*Node
+		names = names[:0]
+		for v := range scope.IterVariables() {
+			if v.Trainable {
+				names = append(names, v.Name())
+				vars = append(vars, v.NodeValue(g))
+			}
+		}
+		out := []*Node{stepped, scanned}
+		for _, states := range []*Node{stepped, scanned} {
+			loss := ReduceAllSum(Mul(st.Readout(states), Const(g, w)))
+			out = append(out, Gradient(loss, vars...)...)
+		}
+		return out
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare := func(what string, got, want *tensors.Tensor, tol float64) {
+		g, w := tensors.MustCopyFlatData[float64](got), tensors.MustCopyFlatData[float64](want)
+		for i := range w {
+			if math.Abs(g[i]-w[i]) > tol*max(1, math.Abs(w[i])) {
+				t.Errorf("%s[%d]: scan %.17g, steps %.17g", what, i, g[i], w[i])
+				return
+			}
+		}
+	}
+	compare("states", res[1], res[0], 1e-12)
+	nv := len(names)
+	for k, name := range names {
+		compare(fmt.Sprintf("gradient wrt %s", name), res[2+nv+k], res[2+k], 1e-10)
+	}
+}
