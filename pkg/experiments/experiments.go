@@ -95,54 +95,105 @@ const (
 	InitCode = "code"
 )
 
-// Inits lists, for each Model.Init but "", the model kinds that take it.
-var Inits = map[string][]string{
-	InitHenaff: {"lt-ornn", "lt-irnn", "lstm", "lstm-peephole"},
-	InitCode:   {"urnn"},
+// Inits lists, for each Model.Init but "", the model kinds that take it (the models table's
+// inits).
+var Inits = func() map[string][]string {
+	out := map[string][]string{}
+	for _, m := range models {
+		for _, i := range m.inits {
+			out[i] = append(out[i], m.kind)
+		}
+	}
+	return out
+}()
+
+// The options of Model that only some kinds take, by field name; a kind's line in the models
+// table lists those it takes.
+const (
+	optPooling    = "Pooling"
+	optSigma      = "Sigma"
+	optOutputBias = "OutputBias"
+	optLRScaleA   = "LRScaleA"
+	optForgetBias = "ForgetBias"
+)
+
+// model is one line of the models table: everything the rest of the project reads about a
+// model kind, so that a new model is its package and one line.
+type model struct {
+	kind string
+	// cell builds the kind's cell for in inputs, out outputs and Hidden units; real says
+	// whether the task's inputs are real-valued (adding, MNIST) rather than categorical.
+	cell func(m Model, in, out int, real bool) rnn.Cell
+	// constrained: W is kept unitary or orthogonal, so that under Arjovsky et al.'s settings
+	// its gradients are not clipped (§4: the LSTM's and the RNNs' are, the uRNN's not; the
+	// successors' authors do the same). TestConstrainedOnCircle checks W's spectrum.
+	constrained bool
+	options     []string // the kind-specific Model fields it takes (opt…)
+	inits       []string // the Model.Init values it takes besides ""
 }
 
-// models is every model kind with the cell it builds for in inputs, out outputs and Hidden
-// units, one line each: a new model is its package and one line here. real says whether the
-// task's inputs are real-valued (adding, MNIST) rather than categorical.
-var models = []struct {
-	kind string
-	cell func(m Model, in, out int, real bool) rnn.Cell
-}{
-	{"urnn", func(m Model, in, out int, _ bool) rnn.Cell {
+var (
+	ltOptions   = []string{optPooling, optSigma, optOutputBias}
+	lstmOptions = []string{optForgetBias}
+)
+
+// models is every model kind, one line each, in the order tables and colours follow.
+var models = []model{
+	{kind: "urnn", constrained: true, inits: []string{InitCode}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		c := urnn.New(in, m.Hidden, out)
 		c.CodeBound = m.Init == InitCode
 		return c
 	}},
-	{"lstm", func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.New(in, m.Hidden, out), m) }},
+	{kind: "lstm", options: lstmOptions, inits: []string{InitHenaff},
+		cell: func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.New(in, m.Hidden, out), m) }},
 	// The uRNN authors' LSTM: output-gate peephole, forget bias 1.
-	{"lstm-peephole", func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.NewURNNCode(in, m.Hidden, out), m) }},
-	{"gru", func(m Model, in, out int, _ bool) rnn.Cell { return gru.New(in, m.Hidden, out) }},
-	{"tanh", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewTanh(in, m.Hidden, out) }},
-	{"irnn", func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewIRNN(in, m.Hidden, out) }},
-	{"lt-ornn", func(m Model, in, out int, real bool) rnn.Cell {
+	{kind: "lstm-peephole", options: lstmOptions, inits: []string{InitHenaff},
+		cell: func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.NewURNNCode(in, m.Hidden, out), m) }},
+	{kind: "gru", cell: func(m Model, in, out int, _ bool) rnn.Cell { return gru.New(in, m.Hidden, out) }},
+	{kind: "tanh", cell: func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewTanh(in, m.Hidden, out) }},
+	{kind: "irnn", cell: func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewIRNN(in, m.Hidden, out) }},
+	// Henaff et al.'s LT-RNNs: W starts orthogonal or the identity and is trained freely, so
+	// neither is constrained.
+	{kind: "lt-ornn", options: ltOptions, inits: []string{InitHenaff}, cell: func(m Model, in, out int, real bool) rnn.Cell {
 		return ltCell(ltrnn.NewORNN(in, m.Hidden, out), m, real)
 	}},
-	{"lt-irnn", func(m Model, in, out int, real bool) rnn.Cell {
+	{kind: "lt-irnn", options: ltOptions, inits: []string{InitHenaff}, cell: func(m Model, in, out int, real bool) rnn.Cell {
 		return ltCell(ltrnn.NewIRNN(in, m.Hidden, out), m, real)
 	}},
 	// After the uRNN (notebook 11).
-	{"fc-urnn", func(m Model, in, out int, _ bool) rnn.Cell { return fcurnn.New(in, m.Hidden, out) }},
-	{"exprnn", func(m Model, in, out int, _ bool) rnn.Cell {
+	{kind: "fc-urnn", constrained: true, cell: func(m Model, in, out int, _ bool) rnn.Cell { return fcurnn.New(in, m.Hidden, out) }},
+	{kind: "exprnn", constrained: true, options: []string{optLRScaleA}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		c := exprnn.New(in, m.Hidden, out)
 		c.LRScaleA = m.LRScaleA
 		return c
 	}},
 	// A at its authors' learning rate, 1e-4.
-	{"scornn", func(m Model, in, out int, _ bool) rnn.Cell {
+	{kind: "scornn", constrained: true, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		return &scornn.Cell{In: in, N: m.Hidden, Out: out, LRA: scornn.AuthorsLRA}
 	}},
 	// Hidden/4 context units.
-	{"scrn", func(m Model, in, out int, _ bool) rnn.Cell { return scrn.New(in, m.Hidden, max(1, m.Hidden/4), out) }},
+	{kind: "scrn", cell: func(m Model, in, out int, _ bool) rnn.Cell { return scrn.New(in, m.Hidden, max(1, m.Hidden/4), out) }},
 	// A reservoir of Hidden units; only the readout is trained.
-	{"esn", func(m Model, in, out int, _ bool) rnn.Cell { return esn.New(in, m.Hidden, out) }},
+	{kind: "esn", cell: func(m Model, in, out int, _ bool) rnn.Cell { return esn.New(in, m.Hidden, out) }},
 	// Orvieto et al. 2023's linear recurrent unit: Hidden complex units, one layer, a linear
-	// readout (no D·u skip term; pkg/models/lru).
-	{"lru", func(m Model, in, out int, _ bool) rnn.Cell { return lru.New(in, m.Hidden, out) }},
+	// readout (no D·u skip term; pkg/models/lru). Its Λ is diagonal with |λ| < 1, not unitary.
+	{kind: "lru", cell: func(m Model, in, out int, _ bool) rnn.Cell { return lru.New(in, m.Hidden, out) }},
+}
+
+// lookup returns the models table's line of kind.
+func lookup(kind string) (model, bool) {
+	for _, m := range models {
+		if m.kind == kind {
+			return m, true
+		}
+	}
+	return model{}, false
+}
+
+// Constrained reports whether kind keeps its W unitary or orthogonal (the models table).
+func Constrained(kind string) bool {
+	m, _ := lookup(kind)
+	return m.constrained
 }
 
 // ltCell sets an LT-RNN's pooling and σ: on real-valued inputs (adding, MNIST) σ = ReLU, as
@@ -186,17 +237,19 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Hidden < 1 {
 		return nil, fmt.Errorf("experiments: Model.Hidden = %d, want >= 1", m.Hidden)
 	}
-	// The options of one family of kinds (those whose name starts with prefix).
-	for _, f := range []struct {
-		name, prefix, family string
-		set                  bool
+	line, ok := lookup(m.Kind)
+	if !ok {
+		return nil, fmt.Errorf("experiments: Model.Kind = %q, want one of %s", m.Kind, strings.Join(Kinds, ", "))
+	}
+	for _, o := range []struct {
+		name string
+		set  bool
 	}{
-		{"Pooling", "lt-", "LT-RNNs", m.Pooling}, {"Sigma", "lt-", "LT-RNNs", m.Sigma != ""},
-		{"OutputBias", "lt-", "LT-RNNs", m.OutputBias}, {"LRScaleA", "exprnn", "the expRNN", m.LRScaleA != 0},
-		{"ForgetBias", "lstm", "the LSTMs", m.ForgetBias != 0},
+		{optPooling, m.Pooling}, {optSigma, m.Sigma != ""}, {optOutputBias, m.OutputBias},
+		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0},
 	} {
-		if f.set && !strings.HasPrefix(m.Kind, f.prefix) {
-			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", f.name, f.family, m.Kind)
+		if o.set && !slices.Contains(line.options, o.name) {
+			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", o.name, strings.Join(kindsTaking(o.name), ", "), m.Kind)
 		}
 	}
 	if math.IsNaN(m.ForgetBias) || math.IsInf(m.ForgetBias, 0) {
@@ -212,12 +265,18 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		}
 		return nil, fmt.Errorf("experiments: Model.Init = %q is for %s, not %q", m.Init, strings.Join(kinds, ", "), m.Kind)
 	}
-	for _, k := range models {
-		if k.kind == m.Kind {
-			return k.cell(m, in, out, realInputs), nil
+	return line.cell(m, in, out, realInputs), nil
+}
+
+// kindsTaking lists the kinds whose line takes option name.
+func kindsTaking(name string) []string {
+	var out []string
+	for _, m := range models {
+		if slices.Contains(m.options, name) {
+			out = append(out, m.kind)
 		}
 	}
-	return nil, fmt.Errorf("experiments: Model.Kind = %q, want one of %s", m.Kind, strings.Join(Kinds, ", "))
+	return out
 }
 
 // Task names a task and its length.
@@ -454,7 +513,7 @@ func henaff(task string, T int, m Model, fig string) Preset {
 // models whose W is kept unitary or orthogonal (as their authors' code does).
 func arjovskyOptimizer(kind string) train.RMSProp {
 	o := train.RMSProp{LR: 1e-3, Decay: 0.9}
-	if !slices.Contains([]string{"urnn", "fc-urnn", "exprnn", "scornn"}, kind) {
+	if !Constrained(kind) {
 		o.ClipValue = 1
 	}
 	return o

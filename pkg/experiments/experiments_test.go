@@ -81,13 +81,13 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "transformer", Hidden: 8}, "Kind"},
 		{Model{Kind: "urnn", Hidden: 0}, "Hidden"},
 		{Model{Kind: "lstm", Hidden: 8, Pooling: true}, "Pooling"},
-		{Model{Kind: "tanh", Hidden: 8, Init: InitHenaff}, `Model.Init = "henaff" is for lt-ornn, lt-irnn, lstm, lstm-peephole, not "tanh"`},
+		{Model{Kind: "tanh", Hidden: 8, Init: InitHenaff}, `Model.Init = "henaff" is for lstm, lstm-peephole, lt-ornn, lt-irnn, not "tanh"`},
 		{Model{Kind: "lstm", Hidden: 8, Init: InitCode}, `Model.Init = "code" is for urnn, not "lstm"`},
 		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default), "henaff"`},
-		{Model{Kind: "lstm", Hidden: 8, Sigma: "tanh"}, `Model.Sigma is for LT-RNNs, not "lstm"`},
-		{Model{Kind: "scornn", Hidden: 8, LRScaleA: 0.1}, `Model.LRScaleA is for the expRNN, not "scornn"`},
-		{Model{Kind: "gru", Hidden: 8, ForgetBias: 1}, `Model.ForgetBias is for the LSTMs, not "gru"`},
-		{Model{Kind: "urnn", Hidden: 8, OutputBias: true}, `Model.OutputBias is for LT-RNNs, not "urnn"`},
+		{Model{Kind: "lstm", Hidden: 8, Sigma: "tanh"}, `Model.Sigma is for lt-ornn, lt-irnn, not "lstm"`},
+		{Model{Kind: "scornn", Hidden: 8, LRScaleA: 0.1}, `Model.LRScaleA is for exprnn, not "scornn"`},
+		{Model{Kind: "gru", Hidden: 8, ForgetBias: 1}, `Model.ForgetBias is for lstm, lstm-peephole, not "gru"`},
+		{Model{Kind: "urnn", Hidden: 8, OutputBias: true}, `Model.OutputBias is for lt-ornn, lt-irnn, not "urnn"`},
 		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "sigmoid"}, `Model.Sigma = "sigmoid", want "" (the task's default), "linear", "relu" or "tanh"`},
 	} {
 		if _, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
