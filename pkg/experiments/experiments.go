@@ -26,6 +26,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/scornn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/scrn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
@@ -56,6 +57,10 @@ type Model struct {
 	// "lstm", Zaremba's; 1 for "lstm-peephole", the uRNN code's), so 0 itself cannot be asked of
 	// "lstm-peephole" here (lstm.Cell.ForgetBias can).
 	ForgetBias float64 `json:",omitempty"`
+	// Layers stacks that many cells of the kind (pkg/models/stack: Barber's stacked RNNs),
+	// each of Hidden units reading the readout, Hidden wide, of the one below; 0 or 1 is one
+	// layer.
+	Layers int `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -82,6 +87,9 @@ func (m Model) String() string {
 	}
 	if m.ForgetBias != 0 {
 		s += fmt.Sprintf(" forget bias %g", m.ForgetBias)
+	}
+	if m.Layers > 1 {
+		s += fmt.Sprintf(" × %d layers", m.Layers)
 	}
 	return s
 }
@@ -265,7 +273,26 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		}
 		return nil, fmt.Errorf("experiments: Model.Init = %q is for %s, not %q", m.Init, strings.Join(kinds, ", "), m.Kind)
 	}
-	return line.cell(m, in, out, realInputs), nil
+	if m.Layers < 0 {
+		return nil, fmt.Errorf("experiments: Model.Layers = %d, want >= 1 (0: one layer)", m.Layers)
+	}
+	if m.Layers <= 1 {
+		return line.cell(m, in, out, realInputs), nil
+	}
+	// A stack: the first layer reads the task's inputs, the others the readout (Hidden wide,
+	// real-valued) of the layer below; the last gives the task's outputs.
+	layers := make([]rnn.Cell, m.Layers)
+	for l := range layers {
+		i, o := m.Hidden, m.Hidden
+		if l == 0 {
+			i = in
+		}
+		if l == m.Layers-1 {
+			o = out
+		}
+		layers[l] = line.cell(m, i, o, realInputs || l > 0)
+	}
+	return stack.New(layers...), nil
 }
 
 // kindsTaking lists the kinds whose line takes option name.

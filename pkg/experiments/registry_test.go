@@ -5,6 +5,7 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	gmodel "github.com/gomlx/gomlx/ml/model"
@@ -50,5 +51,31 @@ func TestConstrainedOnCircle(t *testing.T) {
 		if clipped := arjovskyOptimizer(m.kind).ClipValue != 0; clipped == m.constrained {
 			t.Errorf("%s: clipped %t under Arjovsky's settings, constrained %t", m.kind, clipped, m.constrained)
 		}
+	}
+}
+
+// TestLayers: Model.Layers builds a stack of the kind whose layers connect (the first reads
+// the task's inputs, the last gives its outputs), trains under its preset's settings, and is
+// refused below 0 and for a kind whose matrices move by a rule of their own.
+func TestLayers(t *testing.T) {
+	cell, err := Model{Kind: "lstm", Hidden: 6, Layers: 3}.cell(3, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cell.Sizes(); s.In != 3 || s.Out != 2 || s.State != 3*2*6 {
+		t.Errorf("a stack of 3 LSTM 6: sizes %+v, want In 3, State 36, Out 2", s)
+	}
+	if got := (Model{Kind: "lstm", Hidden: 6, Layers: 3}).String(); got != "lstm 6 × 3 layers" {
+		t.Errorf("String = %q", got)
+	}
+	if _, err := (Model{Kind: "tanh", Hidden: 4, Layers: -1}).cell(3, 2, false); err == nil || !strings.Contains(err.Error(), "Model.Layers = -1") {
+		t.Errorf("Layers -1: %v", err)
+	}
+	c, err := Model{Kind: "scornn", Hidden: 4, Layers: 2}.cell(3, 2, false)
+	if err == nil {
+		err = c.Init(gmodel.NewStore().Scope("/m"), rand.New(rand.NewPCG(1, 1)))
+	}
+	if err == nil || !strings.Contains(err.Error(), "rnn.Constrained") {
+		t.Errorf("a stack of scoRNNs: %v, want a refusal naming rnn.Constrained", err)
 	}
 }
