@@ -387,21 +387,26 @@ func bruteP(a, b []float64) float64 {
 // TestLossCV measures the coefficient of variation of the memoryless adding error on sampled
 // sequences against lossCV.
 func TestLossCV(t *testing.T) {
-	task := tasks.Adding{T: 10}
-	b, err := task.Sample(rand.New(rand.NewPCG(1, 2)), 100000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum, sq float64
-	n := 0
-	for _, y := range b.Y {
-		e := (float64(y) - 1) * (float64(y) - 1)
-		sum, sq, n = sum+e, sq+e*e, n+1
-	}
-	mean := sum / float64(n)
-	cv := math.Sqrt(sq/float64(n)-mean*mean) / mean
-	if math.Abs(cv-lossCV["adding"]) > 0.02*lossCV["adding"] {
-		t.Errorf("measured CV %.4f, lossCV %.4f", cv, lossCV["adding"])
+	for _, tc := range []struct {
+		kind string
+		task tasks.Task
+		pred float64 // the memoryless prediction
+	}{{"adding", tasks.Adding{T: 10}, 1}, {"multiplication", tasks.Multiplication{T: 10}, 0.25}} {
+		b, err := tc.task.Sample(rand.New(rand.NewPCG(1, 2)), 100000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum, sq float64
+		n := 0
+		for _, y := range b.Y {
+			e := (float64(y) - tc.pred) * (float64(y) - tc.pred)
+			sum, sq, n = sum+e, sq+e*e, n+1
+		}
+		mean := sum / float64(n)
+		cv := math.Sqrt(sq/float64(n)-mean*mean) / mean
+		if math.Abs(cv-lossCV[tc.kind]) > 0.02*lossCV[tc.kind] {
+			t.Errorf("%s: measured CV %.4f, lossCV %.4f", tc.kind, cv, lossCV[tc.kind])
+		}
 	}
 }
 

@@ -213,10 +213,15 @@ func binomial(n, k int) float64 {
 // lossCV is the coefficient of variation of the per-sequence loss of a model sitting at the
 // memoryless baseline, by task (rule 3). Adding: the error (x_i + x_j − 1)² of always answering 1,
 // x_i + x_j triangular on [0, 2], has mean 1/6 and variance 1/15 − 1/36 = 7/180, so
-// CV = 6·√(7/180) ≈ 1.18 (TestLossCV measures it on sampled sequences). On copy and the
-// variable-length copy the memoryless loss is the same on every sequence (CV 0), and a
-// classifier's is compared by accuracies.
-var lossCV = map[string]float64{"adding": 6 * math.Sqrt(7.0/180)}
+// CV = 6·√(7/180) ≈ 1.18 (TestLossCV measures it on sampled sequences). Multiplication: the
+// error (z − 1/4)² of always answering 1/4, z = x_i x_j with E[z^k] = 1/(k+1)², has mean 7/144
+// and second moment E[(z − 1/4)⁴] = 1/25 − 1/16 + 3/8·1/9 − 1/16·1/4 + 1/256, so CV ≈ 1.47. On
+// copy, the variable-length copy, XOR and the temporal order the memoryless loss is the same on
+// every sequence (CV 0), and a classifier's is compared by accuracies.
+var lossCV = map[string]float64{
+	"adding":         6 * math.Sqrt(7.0/180),
+	"multiplication": math.Sqrt(1.0/25-1.0/16+3.0/8/9-1.0/16/4+1.0/256-(7.0/144)*(7.0/144)) / (7.0 / 144),
+}
 
 // EvalRSE is the relative standard error of one held-out evaluation of n sequences of task for
 // a model at the baseline: lossCV/√n.

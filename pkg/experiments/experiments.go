@@ -308,7 +308,8 @@ func kindsTaking(name string) []string {
 
 // Task names a task and its length.
 type Task struct {
-	// Kind is one of TaskKinds: "copy", "varcopy", "adding", "mnist", "pmnist" (permuted).
+	// Kind is one of TaskKinds: "copy", "varcopy", "adding", "mnist", "pmnist" (permuted),
+	// "multiplication", "xor", "order".
 	Kind string
 	T    int // copy tasks and adding; ignored by the MNIST tasks (784 steps)
 	// Symbols (K) and Recall (S) of the copy tasks; 0 means 8 and 10.
@@ -328,7 +329,14 @@ type Task struct {
 var Datasets = []string{"", "fashion"}
 
 // TaskKinds lists the accepted Task.Kind values.
-var TaskKinds = []string{"copy", "varcopy", "adding", "mnist", "pmnist"}
+// "multiplication", "xor" and "order" (temporal order) are the pathological problems of
+// Hochreiter & Schmidhuber 1997 §5 that Martens & Sutskever 2011 trained with Hessian-free
+// optimisation.
+var TaskKinds = []string{"copy", "varcopy", "adding", "mnist", "pmnist", "multiplication", "xor", "order"}
+
+// realInputs are the task kinds whose inputs are real-valued (values, pixels) rather than
+// categorical (one-hot symbols).
+var realInputs = []string{"adding", "mnist", "pmnist", "multiplication", "xor"}
 
 // Build returns the task, validated.
 func (t Task) Build() (tasks.Task, error) {
@@ -340,6 +348,12 @@ func (t Task) Build() (tasks.Task, error) {
 		task = tasks.VariableCopy{T: t.T, Symbols: t.Symbols, Recall: t.Recall}
 	case "adding":
 		task = tasks.Adding{T: t.T}
+	case "multiplication":
+		task = tasks.Multiplication{T: t.T}
+	case "xor":
+		task = tasks.XOR{T: t.T}
+	case "order":
+		task = tasks.TemporalOrder{T: t.T}
 	case "mnist", "pmnist":
 		task = tasks.PixelMNIST{Fashion: t.Dataset == "fashion", Permuted: t.Kind == "pmnist", Seed: 1, Train: true}
 	default:
@@ -385,8 +399,7 @@ func (p Preset) Build() (rnn.Cell, tasks.Task, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	real := p.Task.Kind == "adding" || p.Task.Kind == "mnist" || p.Task.Kind == "pmnist"
-	cell, err := p.Model.cell(task.NumInputs(), task.NumOutputs(), real)
+	cell, err := p.Model.cell(task.NumInputs(), task.NumOutputs(), slices.Contains(realInputs, p.Task.Kind))
 	return cell, task, err
 }
 

@@ -20,12 +20,7 @@ type Adding struct {
 }
 
 // Validate checks 2 <= T <= MaxSteps (each half needs at least one step).
-func (a Adding) Validate() error {
-	if a.T < 2 || a.T > MaxSteps {
-		return fmt.Errorf("tasks: Adding.T = %d, want 2..%d (one marker in each half of the sequence)", a.T, MaxSteps)
-	}
-	return nil
-}
+func (a Adding) Validate() error { return validatePair("Adding", a.T) }
 
 // SeqLen returns T.
 func (a Adding) SeqLen() int { return a.T }
@@ -45,34 +40,55 @@ func (a Adding) NumOutputs() int { return 1 }
 func (a Adding) Baseline() float64 { return 1.0 / 6 }
 
 // Sample draws batch sequences: per sequence T values rng.Float32(), then i = rng.IntN(⌊T/2⌋) and
-// j = ⌊T/2⌋ + rng.IntN(⌈T/2⌉). Y is computed in float64 from the stored float32 values.
+// j = ⌊T/2⌋ + rng.IntN(⌈T/2⌉) (samplePair). Y is computed in float64 from the stored float32 values.
 // It returns the error of Validate, or an error if rng is nil or batch is out of range.
 func (a Adding) Sample(rng *rand.Rand, batch int) (*Batch, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkRNG("Adding", rng); err != nil {
-		return nil, err
-	}
-	b, err := newBatch("Adding", batch, a.T, 2, 0)
-	if err != nil {
-		return nil, err
-	}
-	half := a.T / 2
-	for s := range batch {
-		row := s * a.T
-		for t := range a.T {
-			b.X[(row+t)*2] = rng.Float32()
-		}
-		i := rng.IntN(half)
-		j := half + rng.IntN(a.T-half)
-		b.X[(row+i)*2+1] = 1
-		b.X[(row+j)*2+1] = 1
-		b.Y[s] = float32(float64(b.X[(row+i)*2]) + float64(b.X[(row+j)*2]))
-		b.Mask[row+a.T-1] = 1
-	}
-	return b, nil
+	return samplePair("Adding", a.T, rng, batch, 0, (*rand.Rand).Float32, func(xi, xj float32) float64 { return float64(xi) + float64(xj) })
 }
 
 // String returns e.g. "Adding(T=100)".
 func (a Adding) String() string { return fmt.Sprintf("Adding(T=%d)", a.T) }
+
+// validatePair checks 2 <= T <= MaxSteps for the tasks of two marked steps.
+func validatePair(name string, T int) error {
+	if T < 2 || T > MaxSteps {
+		return fmt.Errorf("tasks: %s.T = %d, want 2..%d (one marker in each half of the sequence)", name, T, MaxSteps)
+	}
+	return nil
+}
+
+// samplePair draws batch sequences of the tasks of two marked steps (adding, multiplication,
+// XOR): per sequence T values value(rng) on channel 0, then i = rng.IntN(⌊T/2⌋) and
+// j = ⌊T/2⌋ + rng.IntN(⌈T/2⌉) marked on channel 1, and the target target(x_i, x_j) at the last
+// step: Y for a regression (classes 0), the class Labels otherwise.
+func samplePair(name string, T int, rng *rand.Rand, batch, classes int, value func(*rand.Rand) float32, target func(xi, xj float32) float64) (*Batch, error) {
+	if err := checkRNG(name, rng); err != nil {
+		return nil, err
+	}
+	b, err := newBatch(name, batch, T, 2, classes)
+	if err != nil {
+		return nil, err
+	}
+	half := T / 2
+	for s := range batch {
+		row := s * T
+		for t := range T {
+			b.X[(row+t)*2] = value(rng)
+		}
+		i := rng.IntN(half)
+		j := half + rng.IntN(T-half)
+		b.X[(row+i)*2+1] = 1
+		b.X[(row+j)*2+1] = 1
+		y := target(b.X[(row+i)*2], b.X[(row+j)*2])
+		if classes > 0 {
+			b.Labels[row+T-1] = int32(y)
+		} else {
+			b.Y[s] = float32(y)
+		}
+		b.Mask[row+T-1] = 1
+	}
+	return b, nil
+}

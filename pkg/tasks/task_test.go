@@ -15,7 +15,7 @@ import (
 func TestDeterminism(t *testing.T) {
 	dir, _, _ := fakeMNIST(t)
 	for _, task := range []Task{
-		CopyPaper, VariableCopyPaper, Adding{T: 100},
+		CopyPaper, VariableCopyPaper, Adding{T: 100}, Multiplication{T: 100}, XOR{T: 100}, TemporalOrder{T: 100},
 		PixelMNIST{Dir: dir}, PixelMNIST{Dir: dir, Permuted: true, Seed: 9},
 	} {
 		t.Run(task.String(), func(t *testing.T) {
