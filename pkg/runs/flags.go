@@ -113,6 +113,8 @@ var presetFlags = []presetFlag{
 	field("steps", "training steps", 0, func(p *pre) *int { return &p.Train.Steps }, atLeast(1), "an integer >= 1"),
 	field("batch", "sequences per step", 0, func(p *pre) *int { return &p.Train.Batch }, atLeast(1), "an integer >= 1"),
 	field("lr", "RMSProp learning rate", 0, func(p *pre) *float64 { return &p.Train.Optimizer.LR }, positive(false), "a number > 0"),
+	field("nesterov", "SGD with Nesterov's accelerated gradient of this momentum μ in [0, 1) instead of RMSProp (Sutskever et al. 2013; -lr is its step)", 0.0,
+		func(p *pre) *float64 { return &p.Train.Optimizer.Nesterov }, func(v float64) bool { return v >= 0 && v < 1 }, "a number in [0, 1)"),
 	field("ortho-lr", "LT-ORNN with pooling: the SGD step of the soft orthogonality penalty (default: the learning rate)", 0,
 		func(p *pre) *float64 { return &p.Train.Orthogonality.LR }, positive(false), "a number > 0"),
 	field("clip", "element-wise gradient clipping (0 turns it off)", -1, func(p *pre) *float64 { return &p.Train.Optimizer.ClipValue },

@@ -30,6 +30,16 @@ const OptimizerScope = "/optimizer"
 // The uRNN authors' code starts a at 1e-3, uses no ε, and clips the LSTM's and RNN's
 // gradients element-wise at 1 (not the uRNN's). The zero value of each field means the
 // default given.
+//
+// With Nesterov = μ > 0 the step is instead stochastic gradient descent with Nesterov's
+// accelerated gradient, in the form Sutskever et al. 2013 (§2, eqs. 3–4) train RNNs with
+// (Galvan §2.2.4): v ← μ v − η g(θ + μ v), θ ← θ + v. The gradient is taken at the
+// parameters the trainer holds, which are the look-ahead point Θ = θ + μ v (Bengio et al.
+// 2013's rewriting), so that with g = g(Θ):
+//
+//	v' = μ v − η g,   Θ ← Θ + μ v' − η g
+//
+// (the clipping above applies first; Decay, AccInit and Eps are unused).
 type RMSProp struct {
 	LR        float64 // η; default 1e-3
 	Decay     float64 // ρ; default 0.9
@@ -37,6 +47,9 @@ type RMSProp struct {
 	Eps       float64 // ε; default 0 (the authors' code has none)
 	ClipValue float64 // element-wise clipping threshold; 0: none
 	ClipNorm  float64 // global-norm clipping threshold; 0: none
+	// Nesterov is the momentum μ of Nesterov's accelerated gradient, which then replaces
+	// RMSProp's step (see above); 0: RMSProp.
+	Nesterov float64 `json:",omitempty"`
 }
 
 // withDefaults returns o with zero fields replaced by their defaults, or an error naming a bad field.
@@ -57,6 +70,7 @@ func (o RMSProp) withDefaults() (RMSProp, error) {
 	}{
 		{"LR", o.LR, 0, math.Inf(1)}, {"Decay", o.Decay, 0, 1}, {"AccInit", o.AccInit, 0, math.Inf(1)},
 		{"Eps", o.Eps, 0, math.Inf(1)}, {"ClipValue", o.ClipValue, 0, math.Inf(1)}, {"ClipNorm", o.ClipNorm, 0, math.Inf(1)},
+		{"Nesterov", o.Nesterov, 0, 1},
 	} {
 		if !(f.v >= f.lo && f.v < f.hi) || (f.name == "LR" && f.v <= 0) {
 			return o, fmt.Errorf("train: RMSProp.%s = %g, want a number in [%g, %g)", f.name, f.v, f.lo, f.hi)
@@ -79,8 +93,14 @@ type updater struct {
 	exec  *model.Exec
 }
 
-// accName is the accumulator's variable name for the parameter at path.
-func accName(path string) string { return "acc" + strings.ReplaceAll(path, "/", "_") }
+// accName is the accumulator's variable name for the parameter at path: RMSProp's a, or the
+// velocity v of Nesterov's momentum.
+func accName(path string, nesterov bool) string {
+	if nesterov {
+		return "vel" + strings.ReplaceAll(path, "/", "_")
+	}
+	return "acc" + strings.ReplaceAll(path, "/", "_")
+}
 
 // newUpdater creates (or reuses, after a restore) the accumulators of vars in store.
 // The variables marked in skip keep no accumulator and are not updated; scale, when not nil,
@@ -103,11 +123,14 @@ func newUpdater(backend compute.Backend, store *model.Store, vars []*model.Varia
 			u.accs = append(u.accs, nil)
 			continue
 		}
-		acc := scope.GetVariable(accName(v.Path()))
+		nesterov := opt.Nesterov > 0
+		acc := scope.GetVariable(accName(v.Path(), nesterov))
 		if acc == nil {
 			t := tensors.FromShape(v.Shape())
-			fillConst(t, opt.AccInit)
-			if acc, err = scope.CreateVariable(accName(v.Path()), t); err != nil {
+			if !nesterov {
+				fillConst(t, opt.AccInit)
+			}
+			if acc, err = scope.CreateVariable(accName(v.Path(), nesterov), t); err != nil {
 				return nil, err
 			}
 			acc.Trainable = false
@@ -163,9 +186,17 @@ func (u *updater) graph(_ *model.Scope, g *Graph, grads []*Node) []*Node {
 		if u.skip[i] {
 			continue
 		}
+		lr := o.LR * u.scale[i]
+		if o.Nesterov > 0 {
+			step := MulScalar(gr, lr)
+			v := Sub(MulScalar(u.accs[i].NodeValue(g), o.Nesterov), step)
+			u.accs[i].SetNodeValue(v)
+			u.vars[i].SetNodeValue(Sub(Add(u.vars[i].NodeValue(g), MulScalar(v, o.Nesterov)), step))
+			continue
+		}
 		acc := Add(MulScalar(u.accs[i].NodeValue(g), o.Decay), MulScalar(Mul(gr, gr), 1-o.Decay))
 		u.accs[i].SetNodeValue(acc)
-		step := Div(MulScalar(gr, o.LR*u.scale[i]), Sqrt(AddScalar(acc, o.Eps)))
+		step := Div(MulScalar(gr, lr), Sqrt(AddScalar(acc, o.Eps)))
 		u.vars[i].SetNodeValue(Sub(u.vars[i].NodeValue(g), step))
 	}
 	return []*Node{norm}

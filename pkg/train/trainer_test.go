@@ -326,3 +326,47 @@ func TestLRScaledVariables(t *testing.T) {
 		t.Errorf("LRScaleA -1: %v", err)
 	}
 }
+
+// TestNesterovStep: with Nesterov = μ the updater moves the look-ahead parameters Θ = θ + μv
+// so that θ follows Sutskever et al. 2013's accelerated gradient, v ← μv − η∇f(θ + μv),
+// θ ← θ + v, computed here in plain Go on f(θ) = ½ Σ c_i θ_i² over five steps.
+func TestNesterovStep(t *testing.T) {
+	store := model.NewStore()
+	w0 := []float64{1, -2, 3}
+	c := []float64{1, 0.5, 2}
+	if err := rnn.NewVariable(store.Scope(ModelScope), "w", dtypes.Float64, w0, 3); err != nil {
+		t.Fatal(err)
+	}
+	vars := []*model.Variable{store.GetVariable("/model/w")}
+	const mu, eta = 0.9, 0.1
+	u, err := newUpdater(backend.MustNew(), store, vars, make([]bool, 1), nil, RMSProp{LR: eta, Nesterov: mu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := append([]float64{}, w0...) // the plain form's θ; v starts at 0, so Θ = θ at first
+	v := make([]float64, 3)
+	for step := range 5 {
+		held := tensors.MustCopyFlatData[float64](vars[0].MustValue()) // Θ
+		g := make([]float64, 3)
+		for i := range g {
+			g[i] = c[i] * held[i]
+		}
+		if _, err := u.apply([]*tensors.Tensor{tensors.FromFlatDataAndDimensions(g, 3)}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range theta {
+			look := theta[i] + mu*v[i]
+			v[i] = mu*v[i] - eta*c[i]*look
+			theta[i] += v[i]
+		}
+		got := tensors.MustCopyFlatData[float64](vars[0].MustValue())
+		for i := range got {
+			if want := theta[i] + mu*v[i]; math.Abs(got[i]-want) > 1e-12 {
+				t.Fatalf("step %d: Θ[%d] = %.15g, want θ + μv = %.15g", step+1, i, got[i], want)
+			}
+		}
+	}
+	if _, err := (RMSProp{Nesterov: 1}).withDefaults(); err == nil || !strings.Contains(err.Error(), "Nesterov") {
+		t.Errorf("Nesterov 1: %v, want an error naming it", err)
+	}
+}
