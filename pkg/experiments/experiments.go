@@ -19,6 +19,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/esn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/exprnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/fcurnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/gfrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/gru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
@@ -137,6 +138,9 @@ type model struct {
 	// successors' authors do the same). TestConstrainedOnCircle checks W's spectrum.
 	constrained bool
 	options     []string // the kind-specific Model fields it takes (opt…)
+	// layered: the kind's cell has layers of its own and takes Model.Layers itself, instead
+	// of being stacked (pkg/models/stack).
+	layered bool
 	inits       []string // the Model.Init values it takes besides ""
 }
 
@@ -186,6 +190,15 @@ var models = []model{
 	// Orvieto et al. 2023's linear recurrent unit: Hidden complex units, one layer, a linear
 	// readout (no D·u skip term; pkg/models/lru). Its Λ is diagonal with |λ| < 1, not unitary.
 	{kind: "lru", cell: func(m Model, in, out int, _ bool) rnn.Cell { return lru.New(in, m.Hidden, out) }},
+	// Chung et al. 2015's gated-feedback RNN (Galvan §2.1.4): Layers layers (default 3, the
+	// paper's) of Hidden tanh units, every layer feeding every other through global reset gates.
+	{kind: "gf-rnn", layered: true, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+		layers := m.Layers
+		if layers == 0 {
+			layers = 3
+		}
+		return gfrnn.New(in, m.Hidden, layers, out)
+	}},
 }
 
 // lookup returns the models table's line of kind.
@@ -276,7 +289,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Layers < 0 {
 		return nil, fmt.Errorf("experiments: Model.Layers = %d, want >= 1 (0: one layer)", m.Layers)
 	}
-	if m.Layers <= 1 {
+	if m.Layers <= 1 || line.layered {
 		return line.cell(m, in, out, realInputs), nil
 	}
 	// A stack: the first layer reads the task's inputs, the others the readout (Hidden wide,
