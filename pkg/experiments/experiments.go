@@ -141,7 +141,7 @@ type model struct {
 	// layered: the kind's cell has layers of its own and takes Model.Layers itself, instead
 	// of being stacked (pkg/models/stack).
 	layered bool
-	inits       []string // the Model.Init values it takes besides ""
+	inits   []string // the Model.Init values it takes besides ""
 }
 
 var (
