@@ -152,6 +152,9 @@ type Progress struct {
 type State struct {
 	Run      Run
 	Replicas []Progress // one per seed, in order; Step 0 where there is no log yet
+	// Differs lists the settings that a replica's run.json records otherwise than the runs
+	// file asks (runs.Diff): Train would refuse to continue that replica.
+	Differs []runs.Change
 }
 
 // Done reports whether every replica reached the horizon or diverged.
@@ -173,7 +176,15 @@ func Status(root string, rs []Run) ([]State, error) {
 			return nil, err
 		}
 		st := State{Run: r}
+		want, err := r.Settings()
+		if err != nil {
+			return nil, err
+		}
 		for _, s := range seeds {
+			if meta, err := runs.ReadMeta(runs.ReplicaDir(filepath.Join(root, r.Name), s)); err == nil && st.Differs == nil {
+				want.Train.Seed = s
+				st.Differs = runs.Diff(meta.Preset, want)
+			}
 			pr := Progress{Seed: s}
 			log, err := runs.ReadLog(runs.LogPath(runs.ReplicaDir(filepath.Join(root, r.Name), s)))
 			switch {
@@ -208,6 +219,9 @@ func WriteStatus(w io.Writer, states []State) error {
 		mark := ""
 		if s.Done() {
 			mark, done = "done", done+1
+		}
+		for _, c := range s.Differs {
+			mark += fmt.Sprintf(" %s: %v recorded, %v asked;", c.Field, c.Was, c.Now)
 		}
 		fmt.Fprintf(tw, "%s\t%d–%d / %d\t%d of %d\t%s\n", s.Run.Name, lo, hi, s.Run.Steps, n, len(s.Replicas), mark)
 	}

@@ -85,6 +85,15 @@ func TestTrainStopResume(t *testing.T) {
 	if err != nil || !states[0].Done() || !states[1].Done() {
 		t.Fatalf("after the second sweep: %+v, %v", states, err)
 	}
+	// A runs file asking other settings of a trained run: Status says which.
+	other := strings.Replace(tiny, "-lr 1e-3", "-lr 2e-3", 1)
+	ors, err := Parse(strings.NewReader(other), "other.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := Status(parts, ors); err != nil || len(st[1].Differs) != 1 || st[1].Differs[0].Field != "Train.Optimizer.LR" || st[0].Differs != nil {
+		t.Errorf("Status of a runs file asking another learning rate: %+v, %v", st, err)
+	}
 	var out bytes.Buffer
 	WriteStatus(&out, states)
 	if !strings.Contains(out.String(), "2 of 2 runs done") || !strings.Contains(out.String(), "6–6 / 6") {
