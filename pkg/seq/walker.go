@@ -115,6 +115,11 @@ type Walker struct {
 	// at T = 400 and 83 → 64 ms at T = 750, of the LSTM 128 160 → 140 ms at T = 400, of the
 	// uRNN 512 1532 → 1443 ms at T = 750.
 	ReadLast bool
+	// Parallel, when set, computes the states of a chunk whose Step is an rnn.Sequencer by
+	// its States (one scan) instead of a Next per step; ChunkGraph.States is then nil (no
+	// gradient can be taken with respect to each state), Stacked and HOut are as before. Set
+	// it before the first walk.
+	Parallel bool
 
 	initExec, fwdExec, bwdExec *model.Exec
 }
@@ -174,6 +179,12 @@ func (w *Walker) chunkGraph(g *Graph, in []*Node) *ChunkGraph {
 	// chunk of one step, which reads the same either way when the walker reads last (a walker
 	// that does not keeps Stacked as the readout's input: analysis differentiates through it).
 	c.readLast = w.ReadLast && c.Mask.Shape().Dim(1) == 1
+	if sq, ok := c.Step.(rnn.Sequencer); ok && w.Parallel {
+		c.Stacked = sq.States(c.HIn, c.X)
+		T := c.Stacked.Shape().Dim(1)
+		c.HOut = Squeeze(SliceAxis(c.Stacked, 1, AxisRange(T-1, T)), 1)
+		return c
+	}
 	c.States = rnn.UnrollStates(c.Step, c.X, c.HIn)
 	c.HOut = c.States[len(c.States)-1]
 	c.Stacked = Stack(c.States, 1)

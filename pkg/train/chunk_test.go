@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
@@ -292,6 +293,9 @@ func TestRunnerGradientsEqualPlainGraph(t *testing.T) {
 			return c
 		}},
 		{"urnn/adding", tasks.Adding{T: 6}, func() rnn.Cell { return &urnn.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
+		// The LRU's chunks by its parallel scan (rnn.Sequencer), against the plain graph's steps.
+		{"lru/adding", tasks.Adding{T: 7}, func() rnn.Cell { return &lru.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
+		{"lru/copy", tasks.Copy{T: 5, Recall: 2, Symbols: 3}, func() rnn.Cell { return &lru.Cell{In: 5, N: 3, Out: 4, Type: dtypes.Float64} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.task.Sample(rand.New(rand.NewPCG(4, 4)), 3)

@@ -100,6 +100,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/scan"
 )
 
 // Defaults of the Cell's optional fields, used where a field is zero.
@@ -263,6 +264,20 @@ func (s *step) Project(u *Node) *Node { return rnn.ProjectInputs(u, s.in) }
 func (s *step) Next(x, px *Node) *Node {
 	swapped := Concatenate([]*Node{SliceAxis(x, 1, AxisRange(s.n, 2*s.n)), SliceAxis(x, 1, AxisRange(0, s.n))}, 1) // [Im x | Re x]
 	return Add(Add(Mul(x, s.lamRe), Mul(swapped, s.lamIm)), px)
+}
+
+var _ rnn.Sequencer = (*step)(nil)
+
+// States implements rnn.Sequencer: x_1 … x_T for the inputs u [batch, T, In] from x_0, by the
+// parallel scan of x_t = λ ⊙ x_{t−1} + γ ⊙ (B u_t) (scan.LinearComplex), [batch, T, 2N] as
+// [Re | Im].
+func (s *step) States(x0, u *Node) *Node {
+	px := s.Project(u)
+	batch, T, n := px.Shape().Dim(0), px.Shape().Dim(1), s.n
+	lam := func(v *Node) *Node { return BroadcastToDims(Reshape(v, 1, 1, n), batch, T, n) }
+	part := func(v *Node, k int) *Node { return SliceAxis(v, -1, AxisRange(k*n, (k+1)*n)) }
+	re, im := scan.LinearComplex(lam(s.lambda[0]), lam(s.lambda[1]), part(px, 0), part(px, 1), part(x0, 0), part(x0, 1))
+	return Concatenate([]*Node{re, im}, -1)
 }
 
 // Readout returns Re(C x) + b_o for states [..., 2N], [..., Out].

@@ -77,6 +77,16 @@ type Step interface {
 	Readout(states *Node) *Node
 }
 
+// Sequencer is implemented by the Steps that can compute the states of a whole chunk at
+// once, in fewer graph nodes than T calls of Next: the linear recurrences, by a parallel scan
+// (package scan) in ⌈log₂ T⌉ levels. States(h0, x) returns h_1 … h_T, [batch, T, State], for
+// the inputs x [batch, T, In] from h_0 [batch, State]: the same values as T calls of
+// Project and Next, to rounding. The trainer uses it (seq.Walker.Parallel); the gradient
+// analysis, which differentiates with respect to each state, does not.
+type Sequencer interface {
+	States(h0, x *Node) *Node
+}
+
 // Transition is implemented by the cells whose one-step Jacobian is
 //
 //	∂h_t/∂h_{t−1} = diag(σ'(z_t)) · W^rec,   h_t = σ(z_t),
