@@ -25,6 +25,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/s4d"
 	"github.com/urnn-notebooks/longmemory/pkg/models/scornn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/scrn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
@@ -199,6 +200,9 @@ var models = []model{
 		}
 		return gfrnn.New(in, m.Hidden, layers, out)
 	}},
+	// Gu et al. 2022's diagonal state-space model S4D: Hidden complex modes, S4D-Lin, ZOH, one
+	// layer, a 2·Re(C x) readout (no D·u skip term; pkg/models/s4d). |Ā| < 1, not unitary.
+	{kind: "s4d", cell: func(m Model, in, out int, _ bool) rnn.Cell { return s4d.New(in, m.Hidden, out) }},
 }
 
 // lookup returns the models table's line of kind.
