@@ -166,3 +166,14 @@ func checkShapes(fn string, seqs, inits []*Node) {
 		}
 	}
 }
+
+// DiagonalComplex returns the states of x_t = λ ⊙ x_{t−1} + p_t for a constant complex λ [N] given
+// as lamRe, lamIm, and p [batch, T, 2N] and x_0 [batch, 2N] as [Re | Im] (the layout of the
+// diagonal linear recurrences' states: the LRU, S4D): [batch, T, 2N], by LinearComplex.
+func DiagonalComplex(lamRe, lamIm, p, x0 *Node) *Node {
+	batch, T, n := p.Shape().Dim(0), p.Shape().Dim(1), lamRe.Shape().Size()
+	lam := func(v *Node) *Node { return BroadcastToDims(Reshape(v, 1, 1, n), batch, T, n) }
+	part := func(v *Node, k int) *Node { return SliceAxis(v, -1, AxisRange(k*n, (k+1)*n)) }
+	re, im := LinearComplex(lam(lamRe), lam(lamIm), part(p, 0), part(p, 1), part(x0, 0), part(x0, 1))
+	return Concatenate([]*Node{re, im}, -1)
+}

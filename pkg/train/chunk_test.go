@@ -14,6 +14,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
+	"github.com/urnn-notebooks/longmemory/pkg/models/s4d"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
@@ -296,6 +297,7 @@ func TestRunnerGradientsEqualPlainGraph(t *testing.T) {
 		// The LRU's chunks by its parallel scan (rnn.Sequencer), against the plain graph's steps.
 		{"lru/adding", tasks.Adding{T: 7}, func() rnn.Cell { return &lru.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
 		{"lru/copy", tasks.Copy{T: 5, Recall: 2, Symbols: 3}, func() rnn.Cell { return &lru.Cell{In: 5, N: 3, Out: 4, Type: dtypes.Float64} }},
+		{"s4d/adding", tasks.Adding{T: 7}, func() rnn.Cell { return &s4d.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.task.Sample(rand.New(rand.NewPCG(4, 4)), 3)

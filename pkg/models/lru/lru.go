@@ -272,12 +272,7 @@ var _ rnn.Sequencer = (*step)(nil)
 // parallel scan of x_t = λ ⊙ x_{t−1} + γ ⊙ (B u_t) (scan.LinearComplex), [batch, T, 2N] as
 // [Re | Im].
 func (s *step) States(x0, u *Node) *Node {
-	px := s.Project(u)
-	batch, T, n := px.Shape().Dim(0), px.Shape().Dim(1), s.n
-	lam := func(v *Node) *Node { return BroadcastToDims(Reshape(v, 1, 1, n), batch, T, n) }
-	part := func(v *Node, k int) *Node { return SliceAxis(v, -1, AxisRange(k*n, (k+1)*n)) }
-	re, im := scan.LinearComplex(lam(s.lambda[0]), lam(s.lambda[1]), part(px, 0), part(px, 1), part(x0, 0), part(x0, 1))
-	return Concatenate([]*Node{re, im}, -1)
+	return scan.DiagonalComplex(s.lambda[0], s.lambda[1], s.Project(u), x0)
 }
 
 // Readout returns Re(C x) + b_o for states [..., 2N], [..., Out].

@@ -104,6 +104,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/scan"
 )
 
 // AInit names an initialisation of A ([1] §4).
@@ -312,6 +313,16 @@ func (s *step) Project(u *Node) *Node { return rnn.ProjectInputs(u, s.in) }
 func (s *step) Next(x, px *Node) *Node {
 	swapped := Concatenate([]*Node{SliceAxis(x, 1, AxisRange(s.n, 2*s.n)), SliceAxis(x, 1, AxisRange(0, s.n))}, 1) // [Im x | Re x]
 	return Add(Add(Mul(x, s.abRe), Mul(swapped, s.abIm)), px)
+}
+
+var _ rnn.Sequencer = (*step)(nil)
+
+// States implements rnn.Sequencer: x_1 … x_T for the inputs u [batch, T, In] from x_0, by the
+// parallel scan of x_t = Ā ⊙ x_{t−1} + B̄ u_t (scan.DiagonalComplex), [batch, T, 2N] as [Re | Im].
+func (s *step) States(x0, u *Node) *Node {
+	re := SliceAxis(Squeeze(s.abRe, 0), 0, AxisRange(0, s.n))
+	im := SliceAxis(Squeeze(s.abIm, 0), 0, AxisRange(s.n, 2*s.n))
+	return scan.DiagonalComplex(re, im, s.Project(u), x0)
 }
 
 // Readout returns 2·Re(C x) + b_o for states [..., 2N], [..., Out].
