@@ -63,6 +63,10 @@ type Model struct {
 	// each of Hidden units reading the readout, Hidden wide, of the one below; 0 or 1 is one
 	// layer.
 	Layers int `json:",omitempty"`
+	// Radius draws the tanh RNN's W as Sutskever et al. 2013's echo-state-network-style
+	// initialisation, scaled to this spectral radius (rnn.Simple.Radius; Galvan §2.2.4: 1.1);
+	// 0 keeps Glorot's.
+	Radius float64 `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -92,6 +96,9 @@ func (m Model) String() string {
 	}
 	if m.Layers > 1 {
 		s += fmt.Sprintf(" × %d layers", m.Layers)
+	}
+	if m.Radius != 0 {
+		s += fmt.Sprintf(" ρ %g", m.Radius)
 	}
 	return s
 }
@@ -125,6 +132,7 @@ const (
 	optOutputBias = "OutputBias"
 	optLRScaleA   = "LRScaleA"
 	optForgetBias = "ForgetBias"
+	optRadius     = "Radius"
 )
 
 // model is one line of the models table: everything the rest of the project reads about a
@@ -163,7 +171,11 @@ var models = []model{
 	{kind: "lstm-peephole", options: lstmOptions, inits: []string{InitHenaff},
 		cell: func(m Model, in, out int, _ bool) rnn.Cell { return lstmCell(lstm.NewURNNCode(in, m.Hidden, out), m) }},
 	{kind: "gru", cell: func(m Model, in, out int, _ bool) rnn.Cell { return gru.New(in, m.Hidden, out) }},
-	{kind: "tanh", cell: func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewTanh(in, m.Hidden, out) }},
+	{kind: "tanh", options: []string{optRadius}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+		c := rnn.NewTanh(in, m.Hidden, out)
+		c.Radius = m.Radius
+		return c
+	}},
 	{kind: "irnn", cell: func(m Model, in, out int, _ bool) rnn.Cell { return rnn.NewIRNN(in, m.Hidden, out) }},
 	// Henaff et al.'s LT-RNNs: W starts orthogonal or the identity and is trained freely, so
 	// neither is constrained.
@@ -271,7 +283,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		set  bool
 	}{
 		{optPooling, m.Pooling}, {optSigma, m.Sigma != ""}, {optOutputBias, m.OutputBias},
-		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0},
+		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0}, {optRadius, m.Radius != 0},
 	} {
 		if o.set && !slices.Contains(line.options, o.name) {
 			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", o.name, strings.Join(kindsTaking(o.name), ", "), m.Kind)

@@ -79,3 +79,30 @@ func TestLayers(t *testing.T) {
 		t.Errorf("a stack of scoRNNs: %v, want a refusal naming rnn.Constrained", err)
 	}
 }
+
+// TestRadius: Model.Radius gives the tanh RNN an echo-state-network-style W of that spectral
+// radius, and is refused for other kinds.
+func TestRadius(t *testing.T) {
+	cell, err := Model{Kind: "tanh", Hidden: 30, Radius: 1.1}.cell(3, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := gmodel.NewStore().Scope("/m")
+	if err := cell.Init(scope, rand.New(rand.NewPCG(1, 2))); err != nil {
+		t.Fatal(err)
+	}
+	w, r, err := analysis.RecurrentMatrix(backend.MustNew(), scope, cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := analysis.Eigenvalues(w, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rho := analysis.SpectralRadius(ev); math.Abs(rho-1.1) > 1e-4 {
+		t.Errorf("spectral radius %g, want 1.1", rho)
+	}
+	if _, err := (Model{Kind: "lstm", Hidden: 4, Radius: 1.1}).cell(3, 2, false); err == nil || !strings.Contains(err.Error(), "Model.Radius is for tanh") {
+		t.Errorf("an LSTM with Radius: %v", err)
+	}
+}

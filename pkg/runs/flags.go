@@ -103,6 +103,8 @@ var presetFlags = []presetFlag{
 		func(p *pre) *float64 { return &p.Model.ForgetBias }, func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }, "a finite number"),
 	field("layers", "stack this many layers of the model, each of -hidden units reading the one below (0 or 1: one layer)", 0,
 		func(p *pre) *int { return &p.Model.Layers }, atLeast(1), "an integer >= 1"),
+	field("radius", "tanh RNN: draw W echo-state-network style, sparse and scaled to this spectral radius (Sutskever et al. 2013: 1.1)", 0.0,
+		func(p *pre) *float64 { return &p.Model.Radius }, positive(false), "a number > 0"),
 	field("output-bias", "LT-RNN: add an output bias b_y (Henaff's equations have none)", false, func(p *pre) *bool { return &p.Model.OutputBias }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *pre) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *pre) *int { return &p.Task.T }, nil, ""),

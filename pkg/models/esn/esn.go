@@ -59,14 +59,12 @@ package esn
 import (
 	"fmt"
 	"math"
-	"math/cmplx"
 	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
@@ -159,24 +157,6 @@ func (c *Cell) check() error {
 	return rnn.CheckDType("esn.Cell", c.DType())
 }
 
-// SpectralRadius returns ρ(A) = max |λ_i|, the largest modulus of the eigenvalues of the
-// n×n row-major matrix a (gonum mat.Eigen). It returns an error if len(a) ≠ n² or the
-// eigendecomposition does not converge.
-func SpectralRadius(a []float64, n int) (float64, error) {
-	if n < 1 || len(a) != n*n {
-		return 0, fmt.Errorf("esn: SpectralRadius: %d values for a %d×%d matrix, want %d", len(a), n, n, n*n)
-	}
-	var e mat.Eigen
-	if !e.Factorize(mat.NewDense(n, n, append([]float64(nil), a...)), mat.EigenNone) {
-		return 0, fmt.Errorf("esn: SpectralRadius: the eigendecomposition of the %d×%d matrix did not converge", n, n)
-	}
-	rho := 0.0
-	for _, l := range e.Values(nil) {
-		rho = max(rho, cmplx.Abs(l))
-	}
-	return rho, nil
-}
-
 // reservoir draws W (package doc): k = max(1, round(Connectivity·N²)) entries at random
 // positions from U[−1, 1], scaled to ρ(W) = Rho (checked again after scaling, to radiusTol);
 // a draw whose radius is 0 or does not come out as Rho is replaced by the next.
@@ -188,7 +168,7 @@ func (c *Cell) reservoir(rng *rand.Rand) ([]float64, error) {
 		for _, pos := range rng.Perm(n * n)[:k] {
 			w[pos] = 2*rng.Float64() - 1
 		}
-		rho, err := SpectralRadius(w, n)
+		rho, err := rnn.SpectralRadius(w, n)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +181,7 @@ func (c *Cell) reservoir(rng *rand.Rand) ([]float64, error) {
 		}
 		// Scaling scales the eigenvalues; the check catches a radius computed wrongly (the
 		// eigenvalues of a nearly defective matrix are ill-conditioned).
-		if got, err := SpectralRadius(w, n); err != nil || math.Abs(got-c.rho()) > radiusTol*c.rho() {
+		if got, err := rnn.SpectralRadius(w, n); err != nil || math.Abs(got-c.rho()) > radiusTol*c.rho() {
 			continue
 		}
 		return w, nil

@@ -180,30 +180,3 @@ func TestSameSeedSameReservoir(t *testing.T) {
 		t.Error("Inits with seeds 7 and 8 drew the same reservoir")
 	}
 }
-
-// TestSpectralRadius checks SpectralRadius on matrices whose radius is known: a rotation
-// scaled by 2 (complex eigenvalues 2e^{±iθ}), a nilpotent matrix (0), a diagonal one.
-func TestSpectralRadius(t *testing.T) {
-	c, s := 2*math.Cos(0.3), 2*math.Sin(0.3)
-	for _, tc := range []struct {
-		name string
-		a    []float64
-		n    int
-		want float64
-	}{
-		{"scaled rotation", []float64{c, -s, s, c}, 2, 2},
-		{"nilpotent", []float64{0, 1, 0, 0}, 2, 0},
-		{"diagonal", []float64{0.5, 0, 0, 0, -3, 0, 0, 0, 1}, 3, 3},
-	} {
-		got, err := esn.SpectralRadius(tc.a, tc.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("%s: SpectralRadius = %.15g, want %g", tc.name, got, tc.want)
-		}
-	}
-	if _, err := esn.SpectralRadius([]float64{1, 2, 3}, 2); err == nil {
-		t.Error("SpectralRadius of 3 values as 2×2: no error")
-	}
-}

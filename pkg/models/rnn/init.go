@@ -3,9 +3,12 @@ package rnn
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -275,4 +278,55 @@ func Rows(flat []float64, n int) [][]float64 {
 		out = append(out, flat[i:i+n])
 	}
 	return out
+}
+
+// SpectralRadius returns ρ(A) = max |λ_i|, the largest modulus of the eigenvalues of the
+// n×n row-major matrix a (gonum mat.Eigen). It returns an error if len(a) ≠ n² or the
+// eigendecomposition does not converge.
+func SpectralRadius(a []float64, n int) (float64, error) {
+	if n < 1 || len(a) != n*n {
+		return 0, fmt.Errorf("rnn: SpectralRadius: %d values for a %d×%d matrix, want %d", len(a), n, n, n*n)
+	}
+	var e mat.Eigen
+	if !e.Factorize(mat.NewDense(n, n, append([]float64(nil), a...)), mat.EigenNone) {
+		return 0, fmt.Errorf("rnn: SpectralRadius: the eigendecomposition of the %d×%d matrix did not converge", n, n)
+	}
+	rho := 0.0
+	for _, l := range e.Values(nil) {
+		rho = max(rho, cmplx.Abs(l))
+	}
+	return rho, nil
+}
+
+// SparseRadius returns an n×n row-major matrix drawn as the echo-state-network-style
+// initialisation Sutskever et al. 2013 train RNNs from (Galvan §2.2.4: "the spectral radius
+// of the weight matrix plays an important role […] the value of 1.1 is often effective"; the
+// ESN recipe of §2.2.3: big, sparse, random, then scaled): k nonzero
+// Gaussian weights in each column (each unit's incoming weights; all n when k ≥ n) at random
+// rows, the whole scaled so that its spectral radius is rho. A draw whose radius is 0
+// (nilpotent) is drawn again, up to 20 times; the error says when none could be scaled.
+func SparseRadius(rng *rand.Rand, n, k int, rho float64) ([]float64, error) {
+	if rng == nil {
+		return nil, nil
+	}
+	k = min(max(k, 1), n)
+	for range 20 {
+		w := make([]float64, n*n)
+		for col := range n {
+			for _, row := range rng.Perm(n)[:k] {
+				w[row*n+col] = rng.NormFloat64()
+			}
+		}
+		r, err := SpectralRadius(w, n)
+		if err != nil {
+			return nil, err
+		}
+		if r > 1e-12 {
+			for i := range w {
+				w[i] *= rho / r
+			}
+			return w, nil
+		}
+	}
+	return nil, fmt.Errorf("rnn: SparseRadius: 20 draws of a %d×%d matrix with %d weights a column all had spectral radius 0", n, n, k)
 }

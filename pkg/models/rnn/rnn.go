@@ -1,6 +1,8 @@
 package rnn
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
@@ -31,9 +33,17 @@ const (
 type Simple struct {
 	In, N, Out int
 	Act        Activation
-	Identity   bool         // W starts at I (IRNN)
-	Type       dtypes.DType // zero value: Float32
+	Identity   bool // W starts at I (IRNN)
+	// Radius, when > 0, draws W as Sutskever et al. 2013's echo-state-network-style
+	// initialisation, RadiusFanIn Gaussian weights into each unit scaled to spectral radius
+	// Radius (SparseRadius; Galvan §2.2.4: 1.1 "is often effective"), instead of Glorot's.
+	Radius float64
+	Type   dtypes.DType // zero value: Float32
 }
+
+// RadiusFanIn is the number of nonzero recurrent weights into each unit of Simple's
+// echo-state-network-style W (Sutskever et al. 2013 use 15).
+const RadiusFanIn = 15
 
 // NewTanh returns the tanh RNN of the uRNN paper's experiments (§4).
 func NewTanh(in, n, out int) *Simple { return &Simple{In: in, N: n, Out: out, Act: TanhAct} }
@@ -69,10 +79,16 @@ func (c *Simple) NumParams() int { return c.In*c.N + c.N*c.N + c.N + c.N*c.Out +
 // variables lists the cell's variables (see Var); with rng nil the values are left out.
 // W is drawn before V and U even for the IRNN, whose W is then the identity, so that both
 // draw the same V and U from the same seed.
-func (c *Simple) variables(rng *rand.Rand) []Var {
+func (c *Simple) variables(rng *rand.Rand) ([]Var, error) {
 	w := GlorotUniform(rng, c.N, c.N)
 	if c.Identity && rng != nil {
 		w = IdentityMatrix(c.N)
+	}
+	if c.Radius > 0 && rng != nil {
+		var err error
+		if w, err = SparseRadius(rng, c.N, RadiusFanIn, c.Radius); err != nil {
+			return nil, err
+		}
 	}
 	return []Var{
 		{Name: "V", Dims: []int{c.In, c.N}, Values: GlorotUniform(rng, c.In, c.N)},
@@ -81,7 +97,7 @@ func (c *Simple) variables(rng *rand.Rand) []Var {
 		{Name: "U", Dims: []int{c.N, c.Out}, Values: GlorotUniform(rng, c.N, c.Out)},
 		{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
 		{Name: "h0", Dims: []int{c.N}, Values: make([]float64, c.N)},
-	}
+	}, nil
 }
 
 // Init implements Cell. It returns an error naming the field when In, N or Out is < 1 or
@@ -93,13 +109,21 @@ func (c *Simple) Init(scope *model.Scope, rng *rand.Rand) error {
 	if err := CheckDType("rnn.Simple", c.DType()); err != nil {
 		return err
 	}
-	return CreateVariables(scope, c.DType(), c.variables(rng))
+	if !(c.Radius >= 0) || math.IsInf(c.Radius, 1) || (c.Radius > 0 && c.Identity) {
+		return fmt.Errorf("rnn.Simple: Radius = %g, want a spectral radius >= 0 (0: Glorot's W), and not with Identity", c.Radius)
+	}
+	vars, err := c.variables(rng)
+	if err != nil {
+		return err
+	}
+	return CreateVariables(scope, c.DType(), vars)
 }
 
 // Build implements Cell. It panics if Init was not called or created variables of other
 // shapes (another configuration).
 func (c *Simple) Build(scope *model.Scope, g *Graph) Step {
-	v := ReadVariables(scope, g, c.variables(nil), c)
+	vars, _ := c.variables(nil) // no error without rng
+	v := ReadVariables(scope, g, vars, c)
 	return &simpleStep{cell: c, v: v["V"], wT: Transpose(v["W"], 0, 1), b: v["b"], u: v["U"], bo: v["bo"], h0: v["h0"]}
 }
 
