@@ -95,12 +95,10 @@ import (
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
-	"github.com/urnn-notebooks/longmemory/pkg/scan"
 )
 
 // Defaults of the Cell's optional fields, used where a field is zero.
@@ -230,54 +228,9 @@ func Lambda(nuLog, thetaLog *Node) (re, im *Node) {
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
 	lr, li := Lambda(v["nu_log"], v["theta_log"])
-	gamma := InsertAxes(Exp(v["gamma_log"]), 0) // [1, N]
-	return &step{
-		n:      c.N,
-		in:     Concatenate([]*Node{Mul(v["B_re"], gamma), Mul(v["B_im"], gamma)}, 1),
-		lamRe:  InsertAxes(Concatenate([]*Node{lr, lr}, 0), 0),
-		lamIm:  InsertAxes(Concatenate([]*Node{Neg(li), li}, 0), 0),
-		out:    Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0),
-		bo:     v["bo"],
-		lambda: [2]*Node{lr, li},
-	}
-}
-
-type step struct {
-	n            int
-	in           *Node    // [In, 2N]: [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ]
-	lamRe, lamIm *Node    // [1, 2N]: [Re λ | Re λ] and [−Im λ | Im λ]
-	out          *Node    // [2N, Out]: [Re Cᵀ; −Im Cᵀ]
-	bo           *Node    // [Out]
-	lambda       [2]*Node // Re λ, Im λ, [N] each
-}
-
-// Initial returns x_0 = 0, [batch, 2N].
-func (s *step) Initial(batch int) *Node {
-	return Zeros(s.in.Graph(), shapes.Make(s.in.DType(), batch, 2*s.n))
-}
-
-// Project returns γ ⊙ (B u_t) as [Re | Im] for every step of u (rnn.Step), [batch, T, 2N] or
-// [batch, 2N].
-func (s *step) Project(u *Node) *Node { return rnn.ProjectInputs(u, s.in) }
-
-// Next returns x_t = λ ⊙ x_{t−1} + px as [Re | Im], px [batch, 2N] from Project.
-func (s *step) Next(x, px *Node) *Node {
-	swapped := Concatenate([]*Node{SliceAxis(x, 1, AxisRange(s.n, 2*s.n)), SliceAxis(x, 1, AxisRange(0, s.n))}, 1) // [Im x | Re x]
-	return Add(Add(Mul(x, s.lamRe), Mul(swapped, s.lamIm)), px)
-}
-
-var _ rnn.Sequencer = (*step)(nil)
-
-// States implements rnn.Sequencer: x_1 … x_T for the inputs u [batch, T, In] from x_0, by the
-// parallel scan of x_t = λ ⊙ x_{t−1} + γ ⊙ (B u_t) (scan.LinearComplex), [batch, T, 2N] as
-// [Re | Im].
-func (s *step) States(x0, u *Node) *Node {
-	return scan.DiagonalComplex(s.lambda[0], s.lambda[1], s.Project(u), x0)
-}
-
-// Readout returns Re(C x) + b_o for states [..., 2N], [..., Out].
-func (s *step) Readout(states *Node) *Node {
-	return Add(MatMul(states, s.out), ExpandLeftToRank(s.bo, states.Rank()))
+	gamma := InsertAxes(Exp(v["gamma_log"]), 0)                                 // [1, N]
+	in := Concatenate([]*Node{Mul(v["B_re"], gamma), Mul(v["B_im"], gamma)}, 1) // [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ]
+	return rnn.NewDiagonal(lr, li, in, Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), v["bo"])
 }
 
 var _ rnn.DenseW = (*Cell)(nil)

@@ -14,13 +14,11 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
-	"github.com/urnn-notebooks/longmemory/pkg/scan"
 )
 
-// TestScanMatchesSteps checks that the LRU's recurrence computed by scan.LinearComplex, from
-// the cell's own λ and projected inputs, gives the states, outputs and gradients (with
-// respect to every trainable variable) of rnn.Unroll's step-by-step Next, to 1e-12 and
-// 1e-10: what a sequence-level step through the scan would compute.
+// TestScanMatchesSteps checks that the LRU's States (one parallel scan) give the states,
+// outputs and gradients (with respect to every trainable variable) of rnn.Unroll's
+// step-by-step Next, to 1e-12 and 1e-10.
 func TestScanMatchesSteps(t *testing.T) {
 	const B, T = 2, 150
 	c := &Cell{In: 3, N: 5, Out: 2, Type: dtypes.Float64}
@@ -35,16 +33,10 @@ func TestScanMatchesSteps(t *testing.T) {
 	var names []string
 	res, err := model.ExecOnceN(backend.MustNew(), store, func(scope *model.Scope, g *Graph) []*Node {
 		rnn.LiveVariables(store, g)
-		st := c.Build(scope, g).(*step)
+		st := c.Build(scope, g).(*rnn.DiagonalStep)
 		u := Const(g, x)
 		stepped := rnn.Unroll(st, u, nil)
-		px := st.Project(u) // [B, T, 2N]
-		n := c.N
-		lam := func(l *Node) *Node { return BroadcastToDims(ExpandLeftToRank(l, 3), B, T, n) }
-		h0 := Zeros(g, shapes.Make(c.DType(), B, n))
-		hr, hi := scan.LinearComplex(lam(st.lambda[0]), lam(st.lambda[1]),
-			SliceAxis(px, 2, AxisRange(0, n)), SliceAxis(px, 2, AxisRange(n, 2*n)), h0, h0)
-		scanned := Concatenate([]*Node{hr, hi}, 2)
+		scanned := st.States(Zeros(g, shapes.Make(c.DType(), B, 2*c.N)), u)
 		var vars []*Node
 		names = names[:0]
 		for v := range scope.IterVariables() {

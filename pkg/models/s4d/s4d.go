@@ -99,12 +99,10 @@ import (
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
-	"github.com/urnn-notebooks/longmemory/pkg/scan"
 )
 
 // AInit names an initialisation of A ([1] §4).
@@ -282,52 +280,8 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	ar, ai, gr, gi := Discretize(v["log_dt"], v["a_re_log"], v["a_im"])
 	gr, gi = InsertAxes(gr, 0), InsertAxes(gi, 0) // [1, N]
 	bRe, bIm := v["B_re"], v["B_im"]
-	return &step{
-		n:    c.N,
-		in:   Concatenate([]*Node{Sub(Mul(bRe, gr), Mul(bIm, gi)), Add(Mul(bRe, gi), Mul(bIm, gr))}, 1),
-		abRe: InsertAxes(Concatenate([]*Node{ar, ar}, 0), 0),
-		abIm: InsertAxes(Concatenate([]*Node{Neg(ai), ai}, 0), 0),
-		out:  MulScalar(Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), 2),
-		bo:   v["bo"],
-	}
-}
-
-type step struct {
-	n          int
-	in         *Node // [In, 2N]: [Re B̄ᵀ | Im B̄ᵀ]
-	abRe, abIm *Node // [1, 2N]: [Re Ā | Re Ā] and [−Im Ā | Im Ā]
-	out        *Node // [2N, Out]: [2 Re Cᵀ; −2 Im Cᵀ]
-	bo         *Node // [Out]
-}
-
-// Initial returns x_0 = 0, [batch, 2N].
-func (s *step) Initial(batch int) *Node {
-	return Zeros(s.in.Graph(), shapes.Make(s.in.DType(), batch, 2*s.n))
-}
-
-// Project returns B̄ u_t as [Re | Im] for every step of u (rnn.Step), [batch, T, 2N] or
-// [batch, 2N].
-func (s *step) Project(u *Node) *Node { return rnn.ProjectInputs(u, s.in) }
-
-// Next returns x_t = Ā x_{t−1} + px as [Re | Im], px [batch, 2N] from Project.
-func (s *step) Next(x, px *Node) *Node {
-	swapped := Concatenate([]*Node{SliceAxis(x, 1, AxisRange(s.n, 2*s.n)), SliceAxis(x, 1, AxisRange(0, s.n))}, 1) // [Im x | Re x]
-	return Add(Add(Mul(x, s.abRe), Mul(swapped, s.abIm)), px)
-}
-
-var _ rnn.Sequencer = (*step)(nil)
-
-// States implements rnn.Sequencer: x_1 … x_T for the inputs u [batch, T, In] from x_0, by the
-// parallel scan of x_t = Ā ⊙ x_{t−1} + B̄ u_t (scan.DiagonalComplex), [batch, T, 2N] as [Re | Im].
-func (s *step) States(x0, u *Node) *Node {
-	re := SliceAxis(Squeeze(s.abRe, 0), 0, AxisRange(0, s.n))
-	im := SliceAxis(Squeeze(s.abIm, 0), 0, AxisRange(s.n, 2*s.n))
-	return scan.DiagonalComplex(re, im, s.Project(u), x0)
-}
-
-// Readout returns 2·Re(C x) + b_o for states [..., 2N], [..., Out].
-func (s *step) Readout(states *Node) *Node {
-	return Add(MatMul(states, s.out), ExpandLeftToRank(s.bo, states.Rank()))
+	in := Concatenate([]*Node{Sub(Mul(bRe, gr), Mul(bIm, gi)), Add(Mul(bRe, gi), Mul(bIm, gr))}, 1) // [Re B̄ᵀ | Im B̄ᵀ]
+	return rnn.NewDiagonal(ar, ai, in, MulScalar(Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), 2), v["bo"])
 }
 
 var _ rnn.DenseW = (*Cell)(nil)
