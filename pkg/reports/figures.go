@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/tsv"
 )
 
 // The reports a figures file's lines name.
@@ -50,55 +50,31 @@ func ReadFigures(path string) ([]Figure, error) {
 func ParseFigures(r io.Reader, name string) ([]Figure, error) {
 	var out []Figure
 	seen := map[string]int{}
-	header := false
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
-		}
-		cols := strings.Split(line, "\t")
-		if !header {
-			if line != strings.Join(FigureColumns, "\t") {
-				return nil, bad("header %q, want the columns %q", line, strings.Join(FigureColumns, "\t"))
-			}
-			header = true
-			continue
-		}
-		if len(cols) != len(FigureColumns) {
-			return nil, bad("%d tab-separated columns, want %d (%s)", len(cols), len(FigureColumns), strings.Join(FigureColumns, ", "))
-		}
-		f := Figure{Report: cols[0], Name: cols[1], Title: cols[2], Line: n}
+	err := tsv.Read(r, name, FigureColumns, func(l tsv.Line) error {
+		cols := l.Cols
+		f := Figure{Report: cols[0], Name: cols[1], Title: cols[2], Line: l.N}
 		if !slices.Contains([]string{Verdicts, Successors, Ablations}, f.Report) {
-			return nil, bad("report %q, want %s, %s or %s", f.Report, Verdicts, Successors, Ablations)
+			return l.Errorf("report %q, want %s, %s or %s", f.Report, Verdicts, Successors, Ablations)
 		}
 		if f.Name == "" || strings.ContainsAny(f.Name, `/\`) || f.Name != strings.TrimSpace(f.Name) {
-			return nil, bad("name %q: want a file name without a directory", f.Name)
+			return l.Errorf("name %q: want a file name without a directory", f.Name)
 		}
 		if prev, ok := seen[f.Name]; ok {
-			return nil, bad("figure %s is already on line %d", f.Name, prev)
+			return l.Errorf("figure %s is already on line %d", f.Name, prev)
 		}
-		seen[f.Name] = n
+		seen[f.Name] = l.N
 		for _, r := range strings.Split(cols[3], ",") {
 			if r = strings.TrimSpace(r); r != "" {
 				f.Runs = append(f.Runs, r)
 			}
 		}
 		if len(f.Runs) == 0 {
-			return nil, bad("figure %s names no run", f.Name)
+			return l.Errorf("figure %s names no run", f.Name)
 		}
 		out = append(out, f)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if !header {
-		return nil, fmt.Errorf("%s: no header line (%s)", name, strings.Join(FigureColumns, "\t"))
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // missing returns the first of f's runs that has no directory under root, "" when all have.

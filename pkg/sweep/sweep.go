@@ -6,7 +6,6 @@
 package sweep
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/tsv"
 )
 
 // Run is one line of a runs file.
@@ -54,64 +54,40 @@ func Read(path string) ([]Run, error) {
 // Parse reads a runs file from r; name is the file's name in errors.
 func Parse(r io.Reader, name string) ([]Run, error) {
 	var out []Run
-	var err error
 	seen := map[string]int{}
-	sc := bufio.NewScanner(r)
-	header := false
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
-		}
-		cols := strings.Split(line, "\t")
-		if !header {
-			if strings.Join(cols, "\t") != strings.Join(Columns, "\t") {
-				return nil, bad("header %q, want the columns %q", line, strings.Join(Columns, "\t"))
-			}
-			header = true
-			continue
-		}
-		if len(cols) != len(Columns) {
-			return nil, bad("%d tab-separated columns, want %d (%s)", len(cols), len(Columns), strings.Join(Columns, ", "))
-		}
-		run := Run{Name: cols[0], Preset: cols[1], Line: n}
+	err := tsv.Read(r, name, Columns, func(l tsv.Line) error {
+		cols := l.Cols
+		run := Run{Name: cols[0], Preset: cols[1], Line: l.N}
 		if !nameRE.MatchString(run.Name) {
-			return nil, bad("name %q: want letters, digits, '.', '_' and '-'", run.Name)
+			return l.Errorf("name %q: want letters, digits, '.', '_' and '-'", run.Name)
 		}
 		if prev, ok := seen[run.Name]; ok {
-			return nil, bad("run %s is already on line %d: a run is listed once", run.Name, prev)
+			return l.Errorf("run %s is already on line %d: a run is listed once", run.Name, prev)
 		}
-		seen[run.Name] = n
+		seen[run.Name] = l.N
 		if cols[2] != "-" {
 			run.Overrides = strings.Fields(cols[2])
 		}
+		var err error
 		if run.Seeds, err = strconv.Atoi(cols[3]); err != nil || run.Seeds < 1 || run.Seeds > 64 {
-			return nil, bad("seeds %q, want an integer from 1 to 64", cols[3])
+			return l.Errorf("seeds %q, want an integer from 1 to 64", cols[3])
 		}
 		if run.Steps, err = strconv.Atoi(cols[4]); err != nil || run.Steps < 1 {
-			return nil, bad("steps %q, want an integer >= 1", cols[4])
+			return l.Errorf("steps %q, want an integer >= 1", cols[4])
 		}
 		if cols[5] != "-" {
 			run.Then = strings.Fields(cols[5])
 			if w := run.Then[0]; w != "fit" && w != "eval" {
-				return nil, bad("then %q, want -, fit FLAGS or eval", cols[5])
+				return l.Errorf("then %q, want -, fit FLAGS or eval", cols[5])
 			}
 		}
 		if _, err := run.Settings(); err != nil {
-			return nil, bad("%v", err)
+			return l.Errorf("%v", err)
 		}
 		out = append(out, run)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if !header {
-		return nil, fmt.Errorf("%s: no header line (%s)", name, strings.Join(Columns, "\t"))
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // Settings returns the run's preset with its overrides and its horizon applied, checked by
