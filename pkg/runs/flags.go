@@ -123,6 +123,8 @@ var presetFlags = []presetFlag{
 		positive(true), "a number >= 0 (0 turns clipping off)"),
 	field("chunk", "BPTT chunk length (0: whole sequence in one graph)", -1, func(p *pre) *int { return &p.Train.Chunk },
 		atLeast(0), "an integer >= 0 (0: the whole sequence)"),
+	field("scan", "LRU, S4D: compute each chunk's states by the parallel scan (O(log T) graph nodes, O(T log T) work) instead of step by step", false,
+		func(p *pre) *bool { return &p.Train.Scan }, nil, ""),
 	field("seed", "random seed", 0, func(p *pre) *uint64 { return &p.Train.Seed }, nil, ""),
 	field("eval-every", "evaluate on the held-out batch every N steps", 0, func(p *pre) *int { return &p.Train.EvalEvery },
 		atLeast(1), "an integer >= 1"),

@@ -12,9 +12,9 @@ import (
 // Bookkeeping are the preset's fields a resumed run may change freely: they do not change
 // what the steps compute (Diff leaves them out). The BPTT chunk is one: backpropagation is
 // exact across chunks (celltest's Chunking check), so it changes the cost of a step and the
-// rounding of its sums, not the step.
+// rounding of its sums, not the step; so is the scan of a linear recurrence (Train.Scan).
 var Bookkeeping = map[string]bool{"Name": true, "Paper": true, "Train.Steps": true, "Train.EvalEvery": true,
-	"Train.CheckpointEvery": true, "Train.Chunk": true}
+	"Train.CheckpointEvery": true, "Train.Chunk": true, "Train.Scan": true}
 
 // Fields calls visit with the path ("Train.Optimizer.LR") and the value of each exported
 // field of struct v, nested structs flattened, in declaration order.
@@ -73,14 +73,14 @@ const KeyVersion = 1
 
 // Key describes what p trains, for naming the run directory of a preset (the notebooks'
 // RunDir): "preset/1" then "Path=value" for each field that is not the zero value of its
-// type, in declaration order, with Name, Paper and Train.Chunk left out (where the run lives
+// type, in declaration order, with Name, Paper, Train.Chunk and Train.Scan left out (where the run lives
 // is not part of a preset: train.Trainer.CheckpointDir; the chunk changes the cost, not what
 // is trained). A field added to the preset's types with a zero default leaves every key as
 // it was.
 func Key(p experiments.Preset) string {
 	parts := []string{fmt.Sprintf("preset/%d", KeyVersion)}
 	Fields(reflect.ValueOf(p), func(name string, f reflect.Value) {
-		if name == "Name" || name == "Paper" || name == "Train.Chunk" || f.IsZero() {
+		if name == "Name" || name == "Paper" || name == "Train.Chunk" || name == "Train.Scan" || f.IsZero() {
 			return
 		}
 		parts = append(parts, fmt.Sprintf("%s=%v", name, f.Interface()))

@@ -54,7 +54,6 @@ func NewRunner(backend compute.Backend, store *model.Store, cell rnn.Cell, chunk
 		return nil, err
 	}
 	r.ReadLast = true // only the loss and the gradients leave the chunk graphs
-	r.Parallel = true // a linear recurrence's chunk by its scan (rnn.Sequencer)
 	// in = [∂ℒ/∂h_0] → ∂ℒ/∂θ through h_0 = Initial(θ).
 	r.initGradExec, err = model.NewExec(backend, store, func(_ *model.Scope, g *Graph, in []*Node) []*Node {
 		rnn.LiveVariables(store, g)

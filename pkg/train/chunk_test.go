@@ -34,6 +34,7 @@ func newRunner(t *testing.T, cell rnn.Cell, chunk int, seed uint64) *Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.Parallel = true // the cells that are rnn.Sequencers (the LRU, S4D) through their scans
 	return r
 }
 

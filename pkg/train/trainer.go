@@ -34,6 +34,11 @@ type Config struct {
 	CheckpointEvery int
 	// Orthogonality adds Henaff et al.'s soft orthogonality step on an LT-RNN's V (off by default).
 	Orthogonality Orthogonality
+	// Scan computes the chunks of a cell whose steps are an rnn.Sequencer (the LRU, S4D) by
+	// its parallel scan, a graph of O(log T) nodes doing O(T log T) work, instead of a Next per
+	// step (seq.Walker.Parallel). The same gradients to rounding; off by default, as on the Go
+	// backend the scan's slices make a step slower (make bench: an LRU 64 at copy T = 1000).
+	Scan bool `json:",omitempty"`
 	// ScaleHiddenGrad divides the gradients with respect to the hidden activations by the
 	// sequence length T (Henaff et al. §4, "for all experiments"): Runner.HiddenGradScale = 1/T.
 	ScaleHiddenGrad bool
@@ -184,6 +189,7 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	if t.Runner, err = NewRunner(backend, store, cell, cfg.Chunk); err != nil {
 		return nil, err
 	}
+	t.Runner.Parallel = cfg.Scan
 	if cfg.ScaleHiddenGrad {
 		t.Runner.HiddenGradScale = 1 / float64(task.SeqLen())
 	}
