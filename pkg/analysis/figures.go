@@ -42,16 +42,18 @@ func finite(v []float64) []float64 {
 }
 
 // SpectraChart draws eigenvalues in the complex plane with the unit circle, one colour per
-// spectrum (e.g. V of the copy construction, a random orthogonal matrix and I, or a
-// trained recurrent matrix).
+// spectrum (e.g. a random orthogonal matrix, I and V of the copy construction, or a recurrent
+// matrix at initialisation and after training). The last spectrum is drawn as dots over the
+// others, which are drawn as open rings: where its eigenvalues coincide with theirs, a dot shows
+// inside a ring rather than one set hiding the other. Put the spectrum the figure is about last.
 func SpectraChart(title string, spectra ...Spectrum) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "Re λ", YLabel: "Im λ", Equal: true, UnitCircle: true, Height: 480}
-	for _, s := range spectra {
+	for k, s := range spectra {
 		x, y := make([]float64, len(s.Values)), make([]float64, len(s.Values))
 		for i, v := range s.Values {
 			x[i], y[i] = real(v), imag(v)
 		}
-		c.Series = append(c.Series, plots.Series{Name: s.Name, X: x, Y: y, Points: true})
+		c.Series = append(c.Series, plots.Series{Name: s.Name, X: x, Y: y, Points: true, Hollow: k < len(spectra)-1})
 	}
 	return c
 }
@@ -134,8 +136,9 @@ func ActivationsChart(title string, a *Activations, units int) plots.Chart {
 }
 
 // ActivationsHeatmap draws the activations of a as a heat map, one column per step and
-// one row per unit (Henaff et al. Figure 6): the hidden state h_t, or with pooled its
-// l2-pooled version p_t. Columns at the markers are labelled "m".
+// one row per unit (Henaff et al. Figure 6): the hidden state h_t, signed, on a diverging
+// scale (blue below 0, white at 0, red above), or with pooled its l2-pooled version p_t, a
+// modulus, on the white-to-blue scale. Columns at the markers are labelled "m".
 func ActivationsHeatmap(title string, a *Activations, pooled bool) plots.Heatmap {
 	rows, ylabel := a.States, "hidden unit"
 	if pooled {
@@ -156,6 +159,6 @@ func ActivationsHeatmap(title string, a *Activations, pooled bool) plots.Heatmap
 	for _, m := range a.Markers {
 		cols[m] = "m"
 	}
-	return plots.Heatmap{Title: title, XLabel: "t", YLabel: ylabel, Values: vals, ColLabels: cols,
+	return plots.Heatmap{Title: title, XLabel: "t", YLabel: ylabel, Values: vals, ColLabels: cols, Diverging: !pooled,
 		CellW: max(1, min(12, 720/L)), CellH: max(2, min(6, 400/n))}
 }

@@ -238,6 +238,7 @@ func TestFigures(t *testing.T) {
 		Pooled: [][]float64{{0, 1}, {1, 1}, {2, 1}}, Markers: []int{1}}
 	grad := analysis.GradNormsChart("g", []analysis.Named{{"measured", ones}}, []analysis.Named{{"bound", ones}})
 	spectra := analysis.SpectraChart("s", analysis.Spectrum{Name: "R", Values: eig})
+	before := analysis.SpectraChart("s", analysis.Spectrum{Name: "init", Values: eig}, analysis.Spectrum{Name: "trained", Values: eig})
 	activations := analysis.ActivationsChart("p", act, 1)
 	heat := analysis.ActivationsHeatmap("p", act, true)
 	states := analysis.ActivationsHeatmap("h", act, false)
@@ -250,14 +251,16 @@ func TestFigures(t *testing.T) {
 		{"grad norms", grad, len(grad.Series) == 2 && !grad.Series[0].Dashed && grad.Series[1].Dashed && grad.LogScale() &&
 			math.IsNaN(grad.Series[0].Y[3]), []string{"stroke-dasharray", "measured", "bound"}},
 		{"spectra", spectra, spectra.Equal && spectra.UnitCircle && len(spectra.Series) == 1 && spectra.Series[0].Points &&
-			len(spectra.Series[0].X) == 2, []string{"Re λ"}},
+			!spectra.Series[0].Hollow && len(spectra.Series[0].X) == 2, []string{"Re λ"}},
+		// The last spectrum in dots, drawn over the earlier ones' rings.
+		{"two spectra", before, len(before.Series) == 2 && before.Series[0].Hollow && !before.Series[1].Hollow, []string{">trained<"}},
 		{"angles", analysis.AnglesChart("a", analysis.Spectrum{Name: "R", Values: eig}), true, []string{"arg λ / 2π"}},
 		{"singular values", analysis.SingularValuesChart("sv", analysis.Named{Name: "W", Values: []float64{2, 1}}), true, []string{">W<"}},
 		{"state norms", analysis.StateNormsChart("n", true, analysis.Named{Name: "h", Values: []float64{1, 2, 3}}), true, []string{"‖h_t‖"}},
 		{"activations", activations, len(activations.Series) == 2 && activations.Series[1].Dashed, []string{"p0"}},
 		{"activations heat map", heat, len(heat.Values) == 2 && len(heat.Values[0]) == 3 && heat.ColLabels[1] == "m", []string{">m<"}},
 		{"state heat map", states, len(states.Values) == 4 && len(states.Values[0]) == 3 && states.Values[3][0] == 3 &&
-			states.YLabel == "hidden unit", []string{">m<"}},
+			states.YLabel == "hidden unit" && states.Diverging && !heat.Diverging, []string{">m<"}},
 		{"empty activations", analysis.ActivationsHeatmap("none", &analysis.Activations{}, true), true, []string{">none<"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,12 +52,14 @@ func (c *CopySolution) ClockSpectra(seed uint64) ([]analysis.Spectrum, error) {
 }
 
 // ClockCharts draws ClockSpectra(seed) twice: in the complex plane with the unit circle
-// (analysis.SpectraChart) and as sorted angles (analysis.AnglesChart).
+// (analysis.SpectraChart) and as sorted angles (analysis.AnglesChart), the copy V last in both
+// (in the plane its eigenvalues are dots drawn over the others' rings).
 func (c *CopySolution) ClockCharts(seed uint64) (plane, angles plots.Chart, err error) {
 	s, err := c.ClockSpectra(seed)
 	if err != nil {
 		return plane, angles, err
 	}
+	s = append(s[1:], s[0])
 	return analysis.SpectraChart("Eigenvalues of the transition matrix", s...),
 		analysis.AnglesChart("Eigenvalue angles (the clock view)", s...), nil
 }

@@ -283,4 +283,8 @@ func TestClockSpectra(t *testing.T) {
 	if err != nil || !plane.UnitCircle || !plane.Equal || len(plane.Series) != 3 || !strings.Contains(angles.SVG(), ">random orthogonal<") {
 		t.Errorf("ClockCharts: error %v, or the unit circle or legend missing", err)
 	}
+	// The construction is drawn last, as dots over the other spectra's rings, in both charts.
+	if s := plane.Series; len(s) == 3 && (s[2].Name != "copy V" || s[2].Hollow || !s[0].Hollow || angles.Series[2].Name != "copy V") {
+		t.Errorf("ClockCharts: the copy V is not drawn last and filled: %q (hollow %t), angles' last %q", s[2].Name, s[2].Hollow, angles.Series[2].Name)
+	}
 }

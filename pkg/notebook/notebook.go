@@ -153,7 +153,8 @@ func Train(p experiments.Preset) (*Run, error) {
 
 // LossChart draws the held-out loss of each run against the iteration (or, with
 // trainLoss, the training loss of every step) on a log axis, with the memoryless baseline
-// dashed, as in the papers' figures; each model keeps its colour (runs.ColorByModel).
+// dashed, as in the papers' figures, and on the variable-length copy the timing plateau
+// (runs.AddPlateau); each model keeps its colour (runs.ColorByModel).
 func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380, LogY: true}
 	for _, r := range rs {
@@ -161,6 +162,9 @@ func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots
 	}
 	runs.ColorByModel(&c)
 	runs.AddBaseline(&c, baseline)
+	if len(rs) > 0 {
+		runs.AddPlateau(&c, runs.Plateau(rs[0].Trainer.Task))
+	}
 	return c
 }
 
@@ -339,7 +343,8 @@ func TrainSeeds(p experiments.Preset, n int) ([]*Run, error) {
 }
 
 // SeedsChart draws each group of replicas (TrainSeeds) as the median of its held-out loss
-// with the min–max band over the replicas, and the memoryless baseline dashed.
+// with the min–max band over the replicas, and the memoryless baseline dashed (and the timing
+// plateau on the variable-length copy, as LossChart).
 func SeedsChart(title string, baseline float64, groups ...[]*Run) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "held-out loss", Width: 720, Height: 380}
 	for _, g := range groups {
@@ -358,5 +363,11 @@ func SeedsChart(title string, baseline float64, groups ...[]*Run) plots.Chart {
 	}
 	runs.ColorByModel(&c)
 	runs.AddBaseline(&c, baseline)
+	for _, g := range groups {
+		if len(g) > 0 {
+			runs.AddPlateau(&c, runs.Plateau(g[0].Trainer.Task))
+			break
+		}
+	}
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/claims"
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
 
@@ -27,11 +28,17 @@ func RecordedRunsDir() string {
 // ShowRecorded shows the recorded 8-seed runs names (directories under RecordedRunsDir) as
 // the figures of docs/figures draw them: the held-out loss against the iteration, median and
 // min–max band over the seeds, the baseline dashed; then their summary table (`longmemory
-// summary`, printed). The runs are shown as they stand (they may still be training: the
-// table gives their steps); a run not recorded yet, or with fewer than runs.EvalWindow held-out
-// evaluations, is named with its steps and left out. Outside a notebook
-// it prints the table only.
+// summary`, shown as an HTML table: ShowTable). The runs are shown as they stand (they may still
+// be training: the table gives their steps); a run not recorded yet, or with fewer than
+// runs.EvalWindow held-out evaluations, is named with its steps and left out (a line under the
+// table, or printed when no run is drawn). Outside a notebook it prints the table only.
 func ShowRecorded(title string, names ...string) error {
+	return ShowRecordedWith(title, nil, names...)
+}
+
+// ShowRecordedWith is ShowRecorded with adjust (if not nil) applied to the chart before it is
+// shown: a y range that leaves out the untrained networks' first losses, for instance.
+func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) error {
 	root := RecordedRunsDir()
 	if root == "" {
 		return fmt.Errorf("notebook: LONGMEMORY_ROOT is not set, so the recorded runs (docs/runs) cannot be found; the project's kernels set it")
@@ -70,6 +77,9 @@ func ShowRecorded(title string, names ...string) error {
 			return fmt.Errorf("notebook: %w", err)
 		}
 		chart.Title = title
+		if adjust != nil {
+			adjust(&chart)
+		}
 		Show(chart)
 		if err := runs.Summary(&table, dirs...); err != nil {
 			return fmt.Errorf("notebook: %w", err)
@@ -81,9 +91,11 @@ func ShowRecorded(title string, names ...string) error {
 	for _, line := range few {
 		fmt.Fprintf(&table, "\n%s\n", line)
 	}
-	// As text on stdout, not a text/markdown display: a notebook opened unrun is not trusted,
-	// and Jupyter's classic UI then shows no output area for a Markdown display at all.
-	fmt.Print(table.String())
+	if len(dirs) > 0 {
+		ShowTable(table.String())
+	} else {
+		fmt.Print(table.String())
+	}
 	return nil
 }
 

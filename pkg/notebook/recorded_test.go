@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/plots"
 )
 
 // TestShowRecorded: the recorded runs are read from $LONGMEMORY_ROOT/docs/runs and
@@ -52,6 +54,18 @@ func TestShowRecorded(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("ShowRecorded printed:\n%s\nwant it to contain %q", out, want)
 		}
+	}
+	// ShowRecordedWith hands the chart to adjust before showing it: a y range, say.
+	var adjusted []string
+	if err := ShowRecordedWith("recorded", func(c *plots.Chart) {
+		for _, s := range c.Series {
+			adjusted = append(adjusted, s.Name)
+		}
+	}, "rec", "stub"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(adjusted, "|"); got != "tanh 4|baseline" {
+		t.Errorf("adjust saw the series %q, want %q", got, "tanh 4|baseline")
 	}
 	t.Setenv("LONGMEMORY_ROOT", "")
 	if err := ShowRecorded("recorded", "rec"); err == nil || !strings.Contains(err.Error(), "LONGMEMORY_ROOT is not set") {

@@ -15,13 +15,15 @@ import (
 // Heatmap draws a matrix as coloured cells: Values[r][c] is row r (top to bottom),
 // column c (left to right). Categorical heat maps (one symbol per cell, as in a copy-task
 // sequence) set Categories; otherwise values map linearly from Min..Max onto a
-// white-to-blue scale, shown by a colour bar. NaN cells are grey. The figure is as wide as
-// its cells, labels and key need, and wider when the title needs it.
+// white-to-blue scale, shown by a colour bar, or with Diverging (signed data) onto a
+// blue–white–red scale whose white is 0. NaN cells are grey. The figure is as wide as its
+// cells, labels and key need, and wider when the title needs it.
 type Heatmap struct {
 	Title, XLabel, YLabel string
 	Values                [][]float64
 	RowLabels, ColLabels  []string // optional; both may be sparse ("" skips); ColLabels nil labels about ten column indices
-	Min, Max              *float64 // default: the data range
+	Min, Max              *float64 // default: the data range (Diverging: −m..m, m the largest |value|)
+	Diverging             bool     // signed data: blue below 0, white at 0, red above; the range symmetric about 0
 	Categories            []string // value k is drawn in Palette colour k−1 and 0 in white; names go in the legend
 	Annotate              bool     // write each value in its cell (use for small tables)
 	Format                string   // Printf format of annotations; default "%.3g"
@@ -33,6 +35,28 @@ func ramp(v float64) color.NRGBA {
 	v = math.Max(0, math.Min(1, v))
 	lerp := func(a, b float64) uint8 { return uint8(math.Round(a + (b-a)*v)) }
 	return color.NRGBA{lerp(247, 8), lerp(251, 48), lerp(255, 107), 255}
+}
+
+// divergingRamp returns a colour for v in [0, 1] on a dark blue → white → dark red ramp
+// (ColorBrewer's RdBu ends), white at v = 0.5.
+func divergingRamp(v float64) color.NRGBA {
+	v = math.Max(0, math.Min(1, v))
+	lerp := func(a, b, f float64) uint8 { return uint8(math.Round(a + (b-a)*f)) }
+	if v < 0.5 {
+		f := v / 0.5
+		return color.NRGBA{lerp(33, 247, f), lerp(102, 247, f), lerp(172, 247, f), 255}
+	}
+	f := (v - 0.5) / 0.5
+	return color.NRGBA{lerp(247, 178, f), lerp(247, 24, f), lerp(247, 43, f), 255}
+}
+
+// scale returns the colour of f in [0, 1] on m's continuous scale, and whether text on it
+// should be white.
+func (m Heatmap) scale(f float64) (color.NRGBA, bool) {
+	if m.Diverging {
+		return divergingRamp(f), math.Abs(f-0.5) > 0.35
+	}
+	return ramp(f), f > 0.6
 }
 
 var nanColor = color.NRGBA{0xdd, 0xdd, 0xdd, 0xff}
@@ -70,6 +94,10 @@ func (m Heatmap) plan() *heatPlan {
 				pl.lo, pl.hi = min(pl.lo, v), max(pl.hi, v)
 			}
 		}
+	}
+	if m.Diverging && m.Min == nil && m.Max == nil && !math.IsInf(pl.lo, 0) {
+		r := math.Max(math.Abs(pl.lo), math.Abs(pl.hi))
+		pl.lo, pl.hi = -r, r
 	}
 	if m.Min != nil {
 		pl.lo = *m.Min
@@ -165,8 +193,7 @@ func (m Heatmap) color(pl *heatPlan, v float64) (color.NRGBA, bool) {
 		}
 		return color.NRGBA{255, 255, 255, 255}, false
 	default:
-		f := (v - pl.lo) / (pl.hi - pl.lo)
-		return ramp(f), f > 0.6
+		return m.scale((v - pl.lo) / (pl.hi - pl.lo))
 	}
 }
 
@@ -315,7 +342,8 @@ func (m Heatmap) drawKey(t target, pl *heatPlan) {
 	bh := (k.Y1 - k.Y0) / steps
 	for i := range steps {
 		y := k.Y0 + float64(i)*bh
-		dc.SetColor(ramp(1 - (float64(i)+0.5)/steps))
+		col, _ := m.scale(1 - (float64(i)+0.5)/steps)
+		dc.SetColor(col)
 		bottom := min(y+bh+1, k.Y1) // overlap the next step: no seams between them
 		dc.Fill(rectPath(vg.Length(k.X0), vg.Length(H-bottom), vg.Length(k.X0+12), vg.Length(H-y)))
 	}
@@ -325,6 +353,12 @@ func (m Heatmap) drawKey(t target, pl *heatPlan) {
 	dc.FillText(sty, vg.Point{X: vg.Length(k.X0 + 16), Y: vg.Length(H - k.Y0)}, fmt.Sprintf(pl.format, pl.hi))
 	sty.YAlign = draw.YBottom
 	dc.FillText(sty, vg.Point{X: vg.Length(k.X0 + 16), Y: vg.Length(H - k.Y1)}, fmt.Sprintf(pl.format, pl.lo))
+	if m.Diverging && pl.lo < 0 && pl.hi > 0 && k.Y1-k.Y0 >= 60 { // where white is: 0
+		y := k.Y0 + (k.Y1-k.Y0)*pl.hi/(pl.hi-pl.lo)
+		sty.YAlign = draw.YCenter
+		dc.FillText(sty, vg.Point{X: vg.Length(k.X0 + 16), Y: vg.Length(H - y)}, "0")
+		dc.StrokeLine2(border, vg.Length(k.X0+9), vg.Length(H-y), vg.Length(k.X0+12), vg.Length(H-y))
+	}
 }
 
 // DataPoints counts the finite cells.

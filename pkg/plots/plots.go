@@ -1,5 +1,5 @@
 // Package plots draws the project's figures from plain slices: line charts (loss against
-// iteration with the baseline, ‖∂C/∂h_t‖ against t, on linear or log axes), heat maps
+// iteration with the baseline, ‖∂C/∂h_t‖ against t, on linear, log or log–log axes), heat maps
 // (one-hot sequences, success-rate tables) and scatter plots (eigenvalues in the complex
 // plane with the unit circle). A figure is drawn once with gonum.org/v1/plot and encoded
 // twice: as PNG, which every notebook viewer shows (also a notebook opened unrun, which
@@ -52,6 +52,10 @@ const (
 // Series is one line (or set of points) of a chart. NaN and ±Inf values (and, on a log
 // axis, values ≤ 0) are left out, breaking the line.
 //
+// Points draws a marker at each point instead of a line: a filled dot, or with Hollow an open
+// ring a little larger than the dot, so that dots of a series drawn later (series are drawn in
+// order) show inside the rings where the two sets coincide instead of hiding them.
+//
 // Lo and Hi, when both are set, shade a band from Lo[i] to Hi[i] at X[i] beneath the line,
 // in the series' colour at 20% opacity (Band fills them with quantiles over replicated
 // runs). The band is cut at the data area like lines are, and is left out, breaking it,
@@ -67,6 +71,7 @@ type Series struct {
 	Dashed bool
 	Color  string // "#rrggbb"; "" picks from Palette
 	Points bool   // draw markers instead of a line
+	Hollow bool   // with Points: open rings instead of filled dots
 }
 
 // bandAlpha is the opacity of a series' band.
@@ -97,6 +102,7 @@ type Chart struct {
 	Width, Height         int   // pixels; default 640×360
 	LogY                  bool  // force a log10 y axis (as YScale: ScaleLog)
 	YScale                Scale // default ScaleAuto
+	LogX                  bool  // log10 x axis (with LogY: log–log); x ≤ 0 is left out. Not with Equal
 	XMin, XMax            *float64
 	YMin, YMax            *float64
 	Equal                 bool // same scale on both axes (complex-plane plots)
@@ -108,6 +114,8 @@ type Chart struct {
 const (
 	lineWidth   = 1.6
 	markerR     = 2.5
+	ringR       = 4 // radius of a Hollow marker: a dot of markerR fits inside with a gap
+	ringWidth   = 1.2
 	swatchW     = 22
 	legendGap   = 12 // between the data area and the legend box
 	legendPad   = 6
@@ -184,13 +192,25 @@ func (c Chart) LogScale() bool {
 // log10 units on a log axis) and where the data area and the legend lie.
 type chartPlan struct {
 	w, h           float64
-	logY           bool
+	logX, logY     bool
 	x0, x1, y0, y1 float64
 	p              *plot.Plot
 	plotArea       rect // what the gonum plot draws into: title, axes, data area
 	data, legend   rect // legend is empty without named series
 	names          []int
 	labels         []string
+}
+
+// tx maps a value to the x axis' units (log10 on a log axis); ok is false for values the
+// axis cannot show.
+func (pl *chartPlan) tx(x float64) (float64, bool) {
+	if pl.logX {
+		if !(x > 0) || math.IsInf(x, 1) {
+			return 0, false
+		}
+		return math.Log10(x), true
+	}
+	return x, finite(x)
 }
 
 // ty maps a value to the y axis' units (log10 on a log axis); ok is false for values the
@@ -207,14 +227,14 @@ func (pl *chartPlan) ty(y float64) (float64, bool) {
 
 func (c Chart) plan() *chartPlan {
 	w, h := c.size()
-	pl := &chartPlan{w: w, h: h, logY: c.LogScale()}
+	pl := &chartPlan{w: w, h: h, logX: c.LogX && !c.Equal, logY: c.LogScale()}
 	// Data range.
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		s.yValues(func(i int, yv float64) {
 			y, ok := pl.ty(yv)
-			x := s.x(i)
-			if !ok || !finite(x) {
+			x, okX := pl.tx(s.x(i))
+			if !ok || !okX {
 				return
 			}
 			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
@@ -226,11 +246,15 @@ func (c Chart) plan() *chartPlan {
 	if math.IsInf(x0, 1) {
 		x0, x1, y0, y1 = 0, 1, 0, 1
 	}
-	if c.XMin != nil && finite(*c.XMin) {
-		x0 = *c.XMin
+	if c.XMin != nil {
+		if v, ok := pl.tx(*c.XMin); ok {
+			x0 = v
+		}
 	}
-	if c.XMax != nil && finite(*c.XMax) {
-		x1 = *c.XMax
+	if c.XMax != nil {
+		if v, ok := pl.tx(*c.XMax); ok {
+			x1 = v
+		}
 	}
 	yMinSet, yMaxSet := false, false
 	if c.YMin != nil {
@@ -303,6 +327,9 @@ func (c Chart) plan() *chartPlan {
 	if pl.logY {
 		p.Y.Scale = plot.LogScale{}
 	}
+	if pl.logX {
+		p.X.Scale = plot.LogScale{}
+	}
 	pl.p = p
 	pl.setAxes()
 	p.Add(gridPlot{pl})
@@ -345,8 +372,13 @@ func (c Chart) plan() *chartPlan {
 // setAxes sets the gonum axes' ranges and ticks from the plan's.
 func (pl *chartPlan) setAxes() {
 	p := pl.p
-	p.X.Min, p.X.Max = pl.x0, pl.x1
-	p.X.Tick.Marker = plot.ConstantTicks(linearTicks(pl.x0, pl.x1, 6))
+	if pl.logX {
+		p.X.Min, p.X.Max = math.Pow(10, pl.x0), math.Pow(10, pl.x1)
+		p.X.Tick.Marker = plot.ConstantTicks(logAxisTicks(pl.x0, pl.x1))
+	} else {
+		p.X.Min, p.X.Max = pl.x0, pl.x1
+		p.X.Tick.Marker = plot.ConstantTicks(linearTicks(pl.x0, pl.x1, 6))
+	}
 	if pl.logY {
 		p.Y.Min, p.Y.Max = math.Pow(10, pl.y0), math.Pow(10, pl.y1)
 		p.Y.Tick.Marker = plot.ConstantTicks(logAxisTicks(pl.y0, pl.y1))
@@ -366,10 +398,11 @@ func (pl *chartPlan) layoutData() {
 // the axes cannot show.
 func (pl *chartPlan) norm(x, y float64) (u, v float64, ok bool) {
 	ty, ok := pl.ty(y)
-	if !ok || !finite(x) {
+	tx, okX := pl.tx(x)
+	if !ok || !okX {
 		return 0, 0, false
 	}
-	u, v = (x-pl.x0)/(pl.x1-pl.x0), (ty-pl.y0)/(pl.y1-pl.y0)
+	u, v = (tx-pl.x0)/(pl.x1-pl.x0), (ty-pl.y0)/(pl.y1-pl.y0)
 	return u, v, finite(u) && finite(v)
 }
 
@@ -487,6 +520,29 @@ func decimate(line [][2]float64, columns int) [][2]float64 {
 	return out
 }
 
+// markerStyle is the marker of a Points series of colour col: a translucent dot, or with Hollow
+// an open ring around where a dot would be.
+func markerStyle(s Series, col color.NRGBA) draw.GlyphStyle {
+	if s.Hollow {
+		return draw.GlyphStyle{Color: col, Radius: ringR, Shape: ring{}}
+	}
+	col.A = 204
+	return draw.GlyphStyle{Color: col, Radius: markerR, Shape: draw.CircleGlyph{}}
+}
+
+// ring draws an open circle of ringWidth (gonum's RingGlyph is a hairline).
+type ring struct{}
+
+func (ring) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: ringWidth})
+	r := sty.Radius - ringWidth/2
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X + r, Y: pt.Y})
+	p.Arc(pt, r, 0, 2*math.Pi)
+	p.Close()
+	c.Stroke(p)
+}
+
 // seriesPlot draws a chart's series into the data area, clipped to it.
 type seriesPlot struct {
 	pl    *chartPlan
@@ -502,12 +558,11 @@ func (sp seriesPlot) Plot(dc draw.Canvas, _ *plot.Plot) {
 	for i, s := range sp.c.Series {
 		col := sp.c.color(i)
 		if s.Points {
-			mc := col
-			mc.A = 204
-			sty := draw.GlyphStyle{Color: mc, Radius: markerR, Shape: draw.CircleGlyph{}}
+			sty := markerStyle(s, col)
+			r := float64(sty.Radius)
 			for k, yv := range s.Y {
 				u, v, ok := sp.pl.norm(s.x(k), yv)
-				if rx, ry := markerR/W, markerR/H; ok && u >= rx && u <= 1-rx && v >= ry && v <= 1-ry {
+				if rx, ry := r/W, r/H; ok && u >= rx && u <= 1-rx && v >= ry && v <= 1-ry {
 					dc.DrawGlyphNoClip(sty, pt([2]float64{u, v}))
 				}
 			}
@@ -579,10 +634,11 @@ func (pl *chartPlan) bandPolygons(s Series, columns int) [][][2]float64 {
 		upper, lower = nil, nil
 	}
 	for i := range min(len(s.Lo), len(s.Hi)) {
-		u := (s.x(i) - pl.x0) / (pl.x1 - pl.x0)
+		tx, okX := pl.tx(s.x(i))
+		u := (tx - pl.x0) / (pl.x1 - pl.x0)
 		lo, okLo := bv(s.Lo[i])
 		hi, okHi := bv(s.Hi[i])
-		if !okLo || !okHi || !finite(u) {
+		if !okLo || !okHi || !okX || !finite(u) {
 			flush()
 			continue
 		}
@@ -670,7 +726,8 @@ type gridPlot struct{ pl *chartPlan }
 func (g gridPlot) Plot(dc draw.Canvas, p *plot.Plot) {
 	ls := draw.LineStyle{Color: gridColor, Width: 1}
 	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
-		if u := (t.Value - g.pl.x0) / (g.pl.x1 - g.pl.x0); t.Label != "" && u > 0 && u < 1 {
+		tx, ok := g.pl.tx(t.Value)
+		if u := (tx - g.pl.x0) / (g.pl.x1 - g.pl.x0); ok && t.Label != "" && u > 0 && u < 1 {
 			x := dc.Min.X + vg.Length(u)*(dc.Max.X-dc.Min.X)
 			dc.StrokeLine2(ls, x, dc.Min.Y, x, dc.Max.Y)
 		}
@@ -711,9 +768,9 @@ func (c Chart) render(t target) {
 		x := box.Min.X + legendPad
 		y := box.Max.Y - legendPad - vg.Length(legendLineH*(float64(k)+0.5))
 		if s.Points {
-			mc := col
-			mc.A = 204
-			t.dc.DrawGlyphNoClip(draw.GlyphStyle{Color: mc, Radius: 3.5, Shape: draw.CircleGlyph{}}, vg.Point{X: x + swatchW/2, Y: y})
+			sty := markerStyle(s, col)
+			sty.Radius = max(sty.Radius, 3.5)
+			t.dc.DrawGlyphNoClip(sty, vg.Point{X: x + swatchW/2, Y: y})
 		} else {
 			ls := draw.LineStyle{Color: col, Width: 3}
 			if s.Dashed {

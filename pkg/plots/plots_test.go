@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -517,5 +518,136 @@ func TestGrid(t *testing.T) {
 	}
 	if _, err := (Grid{}).PNG(); err == nil {
 		t.Error("an empty grid: no error")
+	}
+}
+
+// TestLogX: on a log x axis (a log–log chart with LogY) the points 1, 10, 100, 1000 lie evenly
+// spaced across the data area, the ticks are labelled at powers of ten, and x ≤ 0 is left out.
+func TestLogX(t *testing.T) {
+	c := Chart{Width: 400, Height: 260, LogX: true, LogY: true, Series: []Series{{Name: "n²",
+		X: []float64{0, 1, 10, 100, 1000}, Y: []float64{0, 1, 100, 1e4, 1e6}, Color: "#ff00ff"}}}
+	pl := c.plan()
+	var us []float64
+	for _, x := range []float64{1, 10, 100, 1000} {
+		u, v, ok := pl.norm(x, x*x)
+		if !ok {
+			t.Fatalf("norm(%g) not showable", x)
+		}
+		if math.Abs(u-v) > 0.05 {
+			t.Errorf("x = %g: u %.3f, v %.3f: a slope-2 line on equal decades should run corner to corner", x, u, v)
+		}
+		us = append(us, u)
+	}
+	for i := 2; i < len(us); i++ {
+		if d0, d1 := us[i-1]-us[i-2], us[i]-us[i-1]; math.Abs(d0-d1) > 1e-9 {
+			t.Errorf("decades not evenly spaced: %v", us)
+		}
+	}
+	if _, _, ok := pl.norm(0, 1); ok {
+		t.Error("x = 0 showable on a log axis")
+	}
+	svg := c.SVG()
+	for _, want := range []string{">1<", ">10<", ">100<", ">1000<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG misses the tick label %q", want)
+		}
+	}
+	img := decode(t, c)
+	d := px(pl.data)
+	left := image.Rect(d.Min.X, d.Min.Y, (d.Min.X+d.Max.X)/2, d.Max.Y)
+	if count(img, left, isMagenta) < 50 || count(img, d, isMagenta) < 120 {
+		t.Error("line not drawn across the data area")
+	}
+}
+
+// TestHollowMarkers: a Hollow marker is a ring with a white centre, and a filled dot drawn at the
+// same point by a later series shows inside it.
+func TestHollowMarkers(t *testing.T) {
+	ringOnly := Chart{Width: 200, Height: 200, Equal: true, UnitCircle: true,
+		Series: []Series{{Name: "ring", X: []float64{0.3}, Y: []float64{0.2}, Points: true, Hollow: true, Color: "#ff00ff"}}}
+	both := ringOnly
+	both.Series = append(slices.Clone(ringOnly.Series), Series{Name: "dot", X: []float64{0.3}, Y: []float64{0.2}, Points: true, Color: "#00aa00"})
+	centre := func(c Chart) (image.Image, image.Point) {
+		pl := c.plan()
+		u, v, _ := pl.norm(0.3, 0.2)
+		d := px(pl.data)
+		return decode(t, c), image.Pt(d.Min.X+int(math.Round(u*float64(d.Dx()))), d.Max.Y-int(math.Round(v*float64(d.Dy()))))
+	}
+	img, at := centre(ringOnly)
+	if !isWhite(img.At(at.X, at.Y)) {
+		t.Errorf("ring centre %v is %v, want white", at, img.At(at.X, at.Y))
+	}
+	r := int(ringR * PNGScale)
+	if n := count(img, image.Rect(at.X-r-2, at.Y-r-2, at.X+r+3, at.Y+r+3), isMagenta); n < 20 {
+		t.Errorf("ring: %d magenta pixels around %v", n, at)
+	}
+	img, at = centre(both)
+	green := func(c color.Color) bool { r, g, b, _ := c.RGBA(); return g>>8 > 0x80 && r>>8 < 0x90 && b>>8 < 0x90 }
+	if count(img, image.Rect(at.X-2, at.Y-2, at.X+3, at.Y+3), green) == 0 {
+		t.Error("the later dot does not show inside the ring")
+	}
+	if count(img, image.Rect(at.X-r-2, at.Y-r-2, at.X+r+3, at.Y+r+3), isMagenta) < 10 {
+		t.Error("the dot hides the ring")
+	}
+}
+
+// TestHeatmapDiverging: signed data on the diverging scale: 0 white, negative values blue,
+// positive red, the range symmetric about 0 (the colour bar's ends are −3 and 3), with 0 marked.
+func TestHeatmapDiverging(t *testing.T) {
+	m := Heatmap{Values: [][]float64{{-3, 0, 1.5}}, Diverging: true, CellW: 30, CellH: 30}
+	pl := m.plan()
+	if pl.lo != -3 || pl.hi != 3 {
+		t.Errorf("range %g..%g, want -3..3", pl.lo, pl.hi)
+	}
+	img := decode(t, m)
+	cell := func(c int) image.Rectangle {
+		x := pl.grid.X0 + float64(c)*pl.cw
+		return px(rect{x + 3, pl.grid.Y0 + 3, x + pl.cw - 3, pl.grid.Y1 - 3})
+	}
+	is := func(want color.NRGBA) func(color.Color) bool {
+		return func(c color.Color) bool { return near(c, want, 3) }
+	}
+	area := cell(0).Dx() * cell(0).Dy()
+	for i, want := range []color.NRGBA{divergingRamp(0), divergingRamp(0.5), divergingRamp(0.75)} {
+		if n := count(img, cell(i), is(want)); n < area*9/10 {
+			t.Errorf("cell %d: %d of %d pixels %v", i, n, area, want)
+		}
+	}
+	if b, w, r := divergingRamp(0), divergingRamp(0.5), divergingRamp(1); !(b.B > b.R) || !(r.R > r.B) || w.R < 240 || w.G < 240 || w.B < 240 {
+		t.Errorf("ends %v %v %v: want blue, white, red", b, w, r)
+	}
+	svg := m.SVG()
+	for _, want := range []string{">-3<", ">3<", ">0<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("colour bar misses %q", want)
+		}
+	}
+	// A set range is kept as it is.
+	lo, hi := -1.0, 5.0
+	if pl := (Heatmap{Values: [][]float64{{0, 1}}, Diverging: true, Min: &lo, Max: &hi}).plan(); pl.lo != -1 || pl.hi != 5 {
+		t.Errorf("set range became %g..%g", pl.lo, pl.hi)
+	}
+}
+
+// TestLogEndTicks: a log axis whose data reach more than half a decade below its lowest power
+// of ten gets a labelled round value there (the losses of the models that end lowest stay
+// readable); one that ends near a power of ten gets none.
+func TestLogEndTicks(t *testing.T) {
+	labels := func(lo, hi float64) []float64 {
+		var out []float64
+		for _, tk := range logAxisTicks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Value)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := labels(math.Log10(0.015), math.Log10(400))
+	if len(got) == 0 || got[0] >= 0.1 || got[0] < 0.015 {
+		t.Errorf("0.015..400: labels %v, want one below 0.1", got)
+	}
+	if got := labels(-1.1, 2); got[0] != 0.1 {
+		t.Errorf("0.079..100: labels %v, want 0.1 the lowest", got)
 	}
 }

@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,13 +110,58 @@ func logAxisTicks(lo, hi float64) []plot.Tick {
 		}
 		return out
 	}
+	out = append(out, endTicks(lo, hi, out)...)
 	if hi-lo <= 4 && decades { // labels at the powers of ten only: mark 2…9 × 10^k
 		for e := math.Floor(lo); e <= math.Ceil(hi); e++ {
 			for m := 2.0; m <= 9; m++ {
-				if t := e + math.Log10(m); t >= lo && t <= hi {
+				if t := e + math.Log10(m); t >= lo && t <= hi && !slices.ContainsFunc(out, func(k plot.Tick) bool { return k.Value == m*math.Pow10(int(e)) }) {
 					out = append(out, plot.Tick{Value: m * math.Pow10(int(e))})
 				}
 			}
+		}
+	}
+	return out
+}
+
+// endTicks returns a labelled tick for each end of a log axis over [10^lo, 10^hi] that lies
+// more than half a decade, and more than half the labels' spacing, beyond the labelled ticks:
+// the round value (1, 2 or 5 × 10^k) nearest the middle of that gap, at least 0.3 decades from
+// the label beside it, so that the values at the bottom (or top) of the axis can be read.
+func endTicks(lo, hi float64, labelled []plot.Tick) []plot.Tick {
+	if len(labelled) == 0 {
+		return nil
+	}
+	var at []float64
+	for _, t := range labelled {
+		at = append(at, math.Log10(t.Value))
+	}
+	slices.Sort(at)
+	first, last, spacing := at[0], at[len(at)-1], 1.0
+	for i := 1; i < len(at); i++ {
+		if i == 1 || at[i]-at[i-1] < spacing {
+			spacing = at[i] - at[i-1]
+		}
+	}
+	var out []plot.Tick
+	for _, gap := range [2][2]float64{{lo, first}, {last, hi}} {
+		if gap[1]-gap[0] <= max(0.5, spacing/2)+1e-6 {
+			continue
+		}
+		best, dist := math.NaN(), math.Inf(1)
+		mid := (gap[0] + gap[1]) / 2
+		for e := math.Floor(gap[0]); e <= math.Ceil(gap[1]); e++ {
+			for _, m := range []float64{1, 2, 5} {
+				t := e + math.Log10(m)
+				if t < gap[0]-1e-9 || t > gap[1]+1e-9 || math.Abs(t-first) < 0.3 || math.Abs(t-last) < 0.3 {
+					continue
+				}
+				if d := math.Abs(t - mid); d < dist {
+					best, dist = m*math.Pow10(int(e)), d
+				}
+			}
+		}
+		if !math.IsNaN(best) {
+			out = append(out, plot.Tick{Value: best, Label: logLabel(best)})
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -111,16 +112,45 @@ func LossSeries(name string, trainLoss bool, logs ...[]train.Record) plots.Serie
 	return plots.Band(fmt.Sprintf("%s, %d seeds", name, len(curves)), xs, curves, 0)
 }
 
-// AddBaseline appends the memoryless baseline to c as a dashed grey line from step 0 to the
-// last step of c's series (at least 1).
+// AddBaseline appends the memoryless baseline to c as a dashed dark grey line from step 0 to
+// the last step of c's series (at least 1).
 func AddBaseline(c *plots.Chart, baseline float64) {
+	addLevel(c, "baseline", baseline, "#555555")
+}
+
+// AddPlateau appends the variable-length copy's timing plateau (Plateau) to c as a dashed light
+// grey line named "timing plateau", from step 0 to the last step of c's series; nothing when
+// plateau is NaN (another task).
+func AddPlateau(c *plots.Chart, plateau float64) {
+	if !math.IsNaN(plateau) {
+		addLevel(c, "timing plateau", plateau, "#999999")
+	}
+}
+
+// addLevel appends a dashed horizontal line at y, named name, from step 0 to the last step of
+// c's series (at least 1).
+func addLevel(c *plots.Chart, name string, y float64, color string) {
 	last := 1.0
 	for _, s := range c.Series {
-		if n := len(s.X); n > 0 {
+		if n := len(s.X); n > 0 && !s.Dashed {
 			last = math.Max(last, s.X[n-1])
 		}
 	}
-	c.Series = append(c.Series, plots.Series{Name: "baseline", X: []float64{0, last}, Y: []float64{baseline, baseline}, Dashed: true, Color: "#555555"})
+	c.Series = append(c.Series, plots.Series{Name: name, X: []float64{0, last}, Y: []float64{y, y}, Dashed: true, Color: color})
+}
+
+// Plateau returns the timing plateau S·ln K/(T + 2S) of a variable-length copy task (also on a
+// fixed set of its sequences, tasks.Pool): the loss of a network that knows when to answer but
+// not what (tasks.VariableCopy.RecallBaseline), the line the task's learning curves are read
+// against. It is NaN for every other task.
+func Plateau(task tasks.Task) float64 {
+	switch t := task.(type) {
+	case tasks.VariableCopy:
+		return t.RecallBaseline()
+	case tasks.Pool:
+		return Plateau(t.Task)
+	}
+	return nan
 }
 
 // ErrNoLog is Chart's error when none of the runs has a replica with a log (or, for the
@@ -131,14 +161,14 @@ var ErrNoLog = errors.New("no replica has a log yet")
 // trainLoss the training loss of every step): a single run as its curve, a multi-seed run
 // as the median over its replicas with the min–max band, named "<model> <hidden>" (with
 // "pool" for an LT-RNN with l2 pooling; by their directories when two would share a name,
-// keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed, on a log
-// axis (a loss is positive, and learning shows as a factor); each model in its colour
+// keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed (and, on the
+// variable-length copy, its timing plateau: AddPlateau), on a log axis (a loss is positive, and learning shows as a factor); each model in its colour
 // (ColorByModel). The title is the first run's task. A replica with no log yet (or, for the held-out loss, no
 // evaluation yet) is left out, and so is a run none of whose replicas has one (just started,
 // or started again by train -restart); an error if that leaves nothing to draw (ErrNoLog).
 func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400, LogY: true}
-	baseline := nan
+	baseline, plateau := nan, nan
 	var drawn []string // the directory of each series
 	for _, dir := range dirs {
 		var logs [][]train.Record
@@ -164,6 +194,9 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		}
 		if math.IsNaN(baseline) {
 			baseline = meta.Baseline
+			if task, err := meta.Preset.Task.Build(); err == nil {
+				plateau = Plateau(task)
+			}
 		}
 		name := meta.Preset.Model.String()
 		if len(Replicas(dir)) == 0 {
@@ -211,6 +244,7 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 	}
 	if !math.IsNaN(baseline) {
 		AddBaseline(&chart, baseline)
+		AddPlateau(&chart, plateau)
 	}
 	return chart, nil
 }

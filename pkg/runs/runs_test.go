@@ -10,6 +10,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -451,5 +452,65 @@ func TestColorByModel(t *testing.T) {
 	}
 	if b.Series[1].Color == b.Series[2].Color || b.Series[3].Color != "#555555" {
 		t.Errorf("colours %q, %q, baseline %q: want two different ones and the baseline's own", b.Series[1].Color, b.Series[2].Color, b.Series[3].Color)
+	}
+}
+
+// TestChartPlateau: a chart of variable-length copy runs draws the timing plateau S·ln K/(T + 2S)
+// dashed beside the baseline, across the runs' steps; a chart of another task does not.
+func TestChartPlateau(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, task string) string {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		meta := fmt.Sprintf(`{"Preset": {"Model": {"Kind": "lstm", "Hidden": 4}, "Task": {"Kind": %q, "T": 30}}, "Task": "x", "Baseline": 0.5}`, task)
+		if err := os.WriteFile(filepath.Join(dir, MetaFile), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		log := []train.Record{{Step: 10, Loss: 1, EvalLoss: 0.6, EvalAccuracy: math.NaN(), Penalty: math.NaN()},
+			{Step: 20, Loss: 1, EvalLoss: 0.4, EvalAccuracy: math.NaN(), Penalty: math.NaN()}}
+		if err := WriteLog(filepath.Join(dir, LogFile), log); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	c, err := Chart([]string{write("varcopy-lstm", "varcopy")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 10 * math.Log(8) / (30 + 20)
+	var plateau *plots.Series
+	for i := range c.Series {
+		if c.Series[i].Name == "timing plateau" {
+			plateau = &c.Series[i]
+		}
+	}
+	switch {
+	case plateau == nil:
+		t.Fatalf("no timing plateau among %d series", len(c.Series))
+	case !plateau.Dashed || math.Abs(plateau.Y[0]-want) > 1e-12 || plateau.Y[1] != plateau.Y[0] || plateau.X[1] != 20:
+		t.Errorf("plateau %+v, want dashed at %g from 0 to step 20", *plateau, want)
+	}
+	if !strings.Contains(c.SVG(), ">timing plateau<") {
+		t.Error("the plateau is not named in the legend")
+	}
+	if c.DataPoints() != 2 {
+		t.Errorf("DataPoints = %d, want 2: the plateau is a reference line", c.DataPoints())
+	}
+	c, err = Chart([]string{write("copy-lstm", "copy")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Series {
+		if s.Name == "timing plateau" {
+			t.Error("a copy chart draws a timing plateau")
+		}
+	}
+	if got := Plateau(tasks.Pool{Task: tasks.VariableCopy{T: 30}, N: 5, Seed: 1}); math.Abs(got-want) > 1e-12 {
+		t.Errorf("Plateau of a pooled variable-length copy = %g, want %g", got, want)
+	}
+	if got := Plateau(tasks.Adding{T: 30}); !math.IsNaN(got) {
+		t.Errorf("Plateau of adding = %g, want NaN", got)
 	}
 }
