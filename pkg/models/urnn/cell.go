@@ -24,18 +24,15 @@ type Impl int
 
 const (
 	// Auto (the zero value) uses Native when the backend supports complex numbers and
-	// FFT; otherwise DenseW up to N = 128 and FourStep above (measured on the Go backend
-	// with GoMLX v0.28.15's SIMD kernels, uRNN 128 copy training steps: DenseW 85/406 ms
-	// against FourStep 98/520 ms at T = 100/500; at N = 512 FourStep's step costs half of
-	// DenseW's).
+	// FFT; otherwise DenseW up to N = 128 (DenseWMaxN) and FourStep above.
 	Auto Impl = iota
-	// FourStep applies the factors every step with the real-arithmetic four-step DFT,
-	// D1 and the FFT twiddles folded into its matmuls, Π as one gather and each
-	// reflection as a rank-2 real update: O(n^1.5) per step.
+	// FourStep applies the factors every step with the real-arithmetic four-step DFT:
+	// the diagonals as elementwise products, Π as one gather and each reflection as a
+	// rank-2 real update, O(n^1.5) per step (package doc, "Implementation").
 	FourStep
 	// DenseW builds the real 2n×2n matrix of W once per graph (by applying the FourStep
 	// factors to the identity) and applies it with one matmul per step: O(n²) per step and
-	// the fewest graph nodes; faster than FourStep on the Go backend at N = 128, slower at 512.
+	// the fewest graph nodes.
 	DenseW
 	// Native applies the factors with graph.FFT on complex tensors. It needs a backend
 	// with complex dtypes and FFT (XLA; not the Go backend): Build panics otherwise.
@@ -195,8 +192,8 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 		exceptions.Panicf("%v", err) // through exceptions, so that an Exec reports it instead of hanging
 	}
 	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
-	s := &step{cell: c, impl: impl, V: v["V"], U: v["U"], bo: v["bo"], h0: v["h0"]}
-	s.w = newUnitary(c.N, v["theta"], v["reflection"], c.Perm(scope), impl)
+	s := &step{cell: c, impl: impl, U: v["U"], bo: v["bo"], h0: v["h0"]}
+	s.w = newUnitary(c.N, v["theta"], v["reflection"], v["V"], c.Perm(scope), impl)
 	s.act = newModReLU(v["b"], c.eps())
 	return s
 }
@@ -220,23 +217,23 @@ func (c *Cell) resolveImpl(backend compute.Backend) (Impl, error) {
 
 // step is a Cell built into one graph.
 type step struct {
-	cell         *Cell
-	impl         Impl
-	V, U, bo, h0 *Node
-	w            *unitary
-	act          *modReLU
+	cell      *Cell
+	impl      Impl
+	U, bo, h0 *Node
+	w         *unitary
+	act       *modReLU
 }
 
 func (s *step) Initial(batch int) *Node {
 	return BroadcastToDims(InsertAxes(s.h0, 0), batch, 2*s.cell.N)
 }
 
-// Project returns V x_t for every step of x (rnn.Step), [batch, T, 2N] or [batch, 2N] ([1] §3.2: V is complex N×In, stored
-// as the real In×2N matrix [Re Vᵀ | Im Vᵀ]).
-func (s *step) Project(x *Node) *Node { return rnn.ProjectInputs(x, s.V) }
+// Project returns the inputs x unchanged (rnn.Step): Next applies V ([1] §3.2: V is complex
+// N×In, stored as the real In×2N matrix [Re Vᵀ | Im Vᵀ]) together with W.
+func (s *step) Project(x *Node) *Node { return x }
 
-// Next is h_t = modReLU(W h_{t−1} + V x_t) ([1] §3.1–3.2).
-func (s *step) Next(h, px *Node) *Node { return s.act.apply(Add(s.w.apply(h), px)) }
+// Next is h_t = modReLU(W h_{t−1} + V x_t) ([1] §3.1–3.2), for x_t [batch, In].
+func (s *step) Next(h, x *Node) *Node { return s.act.apply(s.w.apply(h, x)) }
 
 // Readout is o_t = U [Re h_t; Im h_t] + b_o ([1] §3.3).
 func (s *step) Readout(states *Node) *Node {

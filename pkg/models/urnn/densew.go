@@ -25,7 +25,7 @@ func (c *Cell) DenseW(backend compute.Backend, scope *model.Scope) (re, im [][]f
 	re, im, err = MatrixOf(backend, scope.Store(), c.N, c.DType(), func(g *Graph) {
 		s = c.Build(scope, g).(*step)
 	}, func(hRe, hIm *Node) (*Node, *Node) {
-		return split(s.w.apply(Concatenate([]*Node{hRe, hIm}, 1)))
+		return split(s.w.applyW(Concatenate([]*Node{hRe, hIm}, 1)))
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("urnn: DenseW: %w", err)

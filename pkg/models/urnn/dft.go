@@ -5,32 +5,62 @@ import (
 	"math/cmplx"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
 // The unitary DFT in real arithmetic (the Go backend has no complex dtype and no FFT).
 //
-// F z, (F z)_k = n^{−1/2} Σ_j ω^{jk} z_j with ω = e^{−2πi/n} (F⁻¹ = F*: ω = e^{+2πi/n}),
-// is computed as a four-step FFT (Cooley–Tukey with n = n1·n2; Bailey 1990): with
-// j = n2·j1 + j2 and k = k1 + n1·k2,
+// F z, (F z)_k = n^{−1/2} Σ_j ω^{jk} z_j with ω = e^{−2πi/n} (F⁻¹ = F*: ω̄ = e^{+2πi/n}), is
+// computed as a four-step FFT (Cooley–Tukey with n = n1·n2; Bailey 1990). With the state
+// index j = n2 j1 + j2 and the spectral index k = r + n1 q (j1, r ∈ [n1]; j2, q ∈ [n2]),
 //
-//	X_{k1 + n1 k2} = Σ_{j2} ω_{n2}^{j2 k2} · [ω_n^{j2 k1} Σ_{j1} ω_{n1}^{j1 k1} x_{n2 j1 + j2}],
+//	ω^{jk} = ω_{n1}^{j1 r} · ω_n^{j2 r} · ω_{n2}^{j2 q},
 //
-// that is two batched real matmuls (DotGeneral): stage A, a DFT of size n1 batched
-// over j2 with the twiddle ω_n^{j2 k1} (and any diagonal D applied before F) folded in,
-// and stage B, a DFT of size n2 (with any diagonal applied after F folded in, when
-// it is batched over k1). Complex numbers travel as a real axis c ∈ {Re, Im} of size 2,
-// and a complex matrix entry a acts on it as the real 2×2 block [[Re a, Im a], [−Im a, Re a]]
-// (row c_in, column c_out). Any n works: n1 is the largest divisor of n not above √n
-// (n1 = 1 for a prime n, where stage B is a dense DFT).
+// so F is two batched real matmuls (DotGenerals):
 //
-// Measured on the Go backend (BenchmarkDFT, batch 20, forward+backward per step of the
-// whole recurrence), this beats the dense DFT matmul and radix-2 butterflies; see the
-// package doc for the numbers.
+//	stage 1:  Y_{r, j2} = Σ_{j1} ω_{n1}^{j1 r} x_{n2 j1 + j2}                (an n1-point DFT per j2)
+//	stage 2:  X_{r + n1 q} = Σ_{j2} ω_n^{j2 r} ω_{n2}^{j2 q} Y_{r, j2}         (an n2-point DFT per r, twiddles folded in)
+//
+// and F⁻¹, with the state index m = n2 m1 + m2 of its output, is the same two stages
+// conjugated and in the reverse order:
+//
+//	stage 1:  Y_{r, m2} = Σ_q ω̄_n^{r m2} ω̄_{n2}^{q m2} X_{r + n1 q}
+//	stage 2:  x_{n2 m1 + m2} = Σ_r ω̄_{n1}^{r m1} Y_{r, m2}
+//
+// Complex numbers travel as a real axis c ∈ {Re, Im} of size 2, and a complex matrix entry a
+// acts on it as the real 2×2 block [[Re a, Im a], [−Im a, Re a]] (row c_in, column c_out).
+// Any n works: n1 is the largest divisor of n not above √n (n1 = 1 for a prime n, where
+// stage 2 is a dense DFT).
+//
+// Layouts. The states are [b, 2n] = [Re z | Im z], that is [b, c, j1, j2], b the data batch.
+// The spectrum X_k, k = r + n1 q, lives in three layouts:
+//
+//	SB = [r, b, (c q)]   what F⁻¹'s first stage takes (batch b in the middle)
+//	SF = [(r c q), b]    what F's second stage gives, the data batch last
+//	SQ = [(q c r), b]    the layout of Π's output (a Gather of whole rows of b values) and of D2
+//
+// Every matmul takes its operands in a layout the Go backend multiplies without copying
+// them: stage 1 of F and stage 2 of F⁻¹ contract the axes right after the data batch, with
+// the matrix (broadcast over b) on the left; stage 1 of F⁻¹ contracts the last axis of the
+// states, batched over r; stage 2 of F contracts the last axis of the states with the matrix
+// on the left, batched over r, so that b comes out last. Between layouts the data moves by
+// transposes that keep the last axis, or are two-dimensional with a short first axis (n2): the
+// kinds the backend copies fastest.
+//
+// None of this is differentiated by GoMLX: the DFTs and Π are linear maps without
+// parameters whose adjoints (the transposes of their real matrices) are known — F's is F⁻¹,
+// Π's is Π⁻¹, a transpose's is the inverse transpose — and withAdjoint applies those as their
+// gradients (see unitary.fourStep).
 
-// fourStep is the factorisation n = n1·n2 used by the four-step DFT.
-type fourStep struct{ n, n1, n2 int }
+// fourStep holds the factorisation n = n1·n2 of the four-step DFT and, once built into a
+// graph (build), the real matrices of its stages.
+type fourStep struct {
+	n, n1, n2 int
+
+	m1, h  *Node            // stage 1 of F, [(r d), (c j1)]; stage 2 of F⁻¹, [(e m1), (r d)]
+	g2, g1 *Node            // stage 2 of F, [r, (e q), (d j2)]; stage 1 of F⁻¹, [r, (c q), (d m2)]
+	perB   map[int][2]*Node // m1 and h broadcast to [b, ·, ·], by batch size b
+}
 
 func newFourStep(n int) fourStep {
 	n1 := 1
@@ -47,165 +77,127 @@ func omega(sign float64, p, m int) complex128 {
 	return cmplx.Exp(complex(0, sign*2*math.Pi*float64(p%m)/float64(m)))
 }
 
-// cconst returns the real and imaginary parts of values as constants shaped dims.
-func cconst(g *Graph, dtype dtypes.DType, values []complex128, dims ...int) (re, im *Node) {
-	r := make([]float64, len(values))
-	i := make([]float64, len(values))
-	for k, v := range values {
-		r[k], i[k] = real(v), imag(v)
-	}
-	return Reshape(ConstAsDType(g, dtype, r), dims...), Reshape(ConstAsDType(g, dtype, i), dims...)
-}
-
-// diag is a diagonal unitary D = diag(cos θ + i sin θ), as two [n] nodes.
-type diag struct{ cos, sin *Node }
-
-// cmul returns (ar + i ai)(br + i bi) for broadcastable nodes.
-func cmul(ar, ai, br, bi *Node) (re, im *Node) {
-	return Sub(Mul(ar, br), Mul(ai, bi)), Add(Mul(ar, bi), Mul(ai, br))
-}
-
-// block assembles the real form of a complex matrix a = (ar, ai), where both have
-// the same shape S: it stacks the 2×2 blocks [[ar, ai], [−ai, ar]] (row c_in, column
-// c_out), c_out inserted at axis outAxis of S and then c_in at axis inAxis of the result
-// (so with inAxis ≤ outAxis, c_out ends at outAxis + 1 of the final rank-(|S|+2) result).
-func block(ar, ai *Node, outAxis, inAxis int) *Node {
-	// For c_in = Re: (c_out = Re: ar, c_out = Im: ai); for c_in = Im: (−ai, ar).
-	fromRe := Stack([]*Node{ar, ai}, outAxis)
-	fromIm := Stack([]*Node{Neg(ai), ar}, outAxis)
-	return Stack([]*Node{fromRe, fromIm}, inAxis)
-}
-
-// The stages below take and give the data batch b right after the DotGenerals' batch axis
-// (the DFT's j2 or k1), with the states as the left operand: the layouts the Go backend
-// multiplies without transposing, and whose gradients with respect to the states need no
-// transpose either (those with respect to the matrices do: see below). The
-// layout changes between the stages are all transposes of two blocks of axes ([A, B] →
-// [B, A], or [A, B, C] → [B, A, C]), which the Go backend copies row by row instead of
-// element by element (generic transposes were 45% of a uRNN 512 training step before; one
-// that kept a last axis of only 2 values, stageBDiag's, was still walked pair by pair until
-// it became two block swaps: 1.70 → 1.61 s a uRNN 512 step at adding T = 750). The
-// gradients with respect to the matrices (which hold D1, D2, D3) contract the data batch, and
-// the backend transposes operands for each of those inside its DotGeneral; applying D1, D2
-// and D3 to the states instead (the matrices then constant) measured no faster (1.50–1.60 s
-// folded, 1.56–1.62 s unfolded at T = 750) with 25 more nodes a step forward, 78 in all.
-// Those transposes are the backend's: GoMLX's gradient of the matrix contracts v = ∂C/∂Y over
-// the data batch, which sits in the middle of Y, and compute's DotGeneral multiplies without
-// copying only when the left operand's contracted axes are trailing, so it copies both operands
-// through its generic transpose (the 3 products holding a variable: 6 copies a step at N = 512,
-// about a fifth of a step in a CPU profile). This holds for the right operand of any product: its gradient contracts
-// v over the left operand's free axes, which follow v's batch axes, so with the matrix on the
-// left (Y = [j2, k1, d, batch]) the states' gradient would copy v and the (larger) matrix at
-// every step instead.
-
-// input lays out states x [batch, 2n] = [Re z | Im z], z_j with j = n2 j1 + j2, as stage
-// A's input [j2, batch, c, j1]: one transpose of two blocks.
-func (fs fourStep) input(x *Node) *Node {
-	batch := x.Shape().Dim(0)
-	return Reshape(Transpose(Reshape(x, batch*2*fs.n1, fs.n2), 0, 1), fs.n2, batch, 2, fs.n1)
-}
-
-// matA returns the real matrix of the first four-step stage, A[j2, k1, d, c, j1], the
-// real form of scale · ω_{n1}^{j1 k1} ω_n^{j2 k1} · din_{n2 j1 + j2} (din nil: no
-// diagonal); with toBDiag its free axes come the other way round, A[j2, d, k1, c, j1], the
-// layout stageBDiag takes. Its axes are ordered batch, free, contracted: the order in which
-// GoMLX's gradient of a DotGeneral produces them, so that gradient needs no transpose either.
-func (fs fourStep) matA(g *Graph, dt dtypes.DType, sign, scale float64, din *diag, toBDiag bool) *Node {
-	n1, n2 := fs.n1, fs.n2
-	vals := make([]complex128, n2*n1*n1) // [j2, k1, j1]
-	for j2 := range n2 {
-		for k1 := range n1 {
-			for j1 := range n1 {
-				vals[(j2*n1+k1)*n1+j1] = complex(scale, 0) * omega(sign, j1*k1, n1) * omega(sign, j2*k1, fs.n)
+// realBlocks lays out the real form of the complex matrix a[o][i] (input i, output o), the
+// block of a[o][i] being [[Re, Im], [−Im, Re]][c][d] (input component c, output component
+// d), as a flat matrix whose entry (o, d, c, i) sits at at(o, d, c, i).
+func realBlocks(a [][]complex128, at func(o, d, c, i int) int) []float64 {
+	O, I := len(a), len(a[0])
+	v := make([]float64, 4*O*I)
+	for o := range O {
+		for i := range I {
+			x := a[o][i]
+			block := [2][2]float64{{real(x), imag(x)}, {-imag(x), real(x)}}
+			for c := range 2 {
+				for d := range 2 {
+					v[at(o, d, c, i)] = block[c][d]
+				}
 			}
 		}
 	}
-	ar, ai := cconst(g, dt, vals, n2, n1, n1)
-	if din != nil {
-		// din_j with j = n2 j1 + j2, laid out [j2, 1, j1].
-		lay := func(d *Node) *Node { return InsertAxes(Transpose(Reshape(d, n1, n2), 0, 1), 1) }
-		ar, ai = cmul(ar, ai, lay(din.cos), lay(din.sin))
-	}
-	if toBDiag {
-		return block(ar, ai, 1, 3) // [j2, d, k1, c, j1]
-	}
-	return block(ar, ai, 2, 3) // [j2, k1, d, c, j1]
+	return v
 }
 
-// stageA applies a = matA(…) to x [j2, batch, c, j1] (input's layout):
-// Y[j2, batch, k1, d] = Σ_{c, j1} x[j2, batch, c, j1] A[j2, k1, d, c, j1] (Y[j2, batch, d, k1]
-// for a matA toBDiag).
-func stageA(a, x *Node) *Node { return DotGeneral(x, []int{2, 3}, []int{0}, a, []int{3, 4}, []int{0}) }
-
-// matB returns the real matrix of the second stage without a diagonal, B[e, k2, j2, d],
-// the real form of ω_{n2}^{j2 k2} (axes free, contracted).
-func (fs fourStep) matB(g *Graph, dt dtypes.DType, sign float64) *Node {
-	n2 := fs.n2
-	vals := make([]complex128, n2*n2) // [k2, j2]
-	for k2 := range n2 {
-		for j2 := range n2 {
-			vals[k2*n2+j2] = omega(sign, j2*k2, n2)
+// complexMatrix returns a[o][i] = f(o, i) for o ∈ [rows], i ∈ [cols].
+func complexMatrix(rows, cols int, f func(o, i int) complex128) [][]complex128 {
+	a := make([][]complex128, rows)
+	for o := range a {
+		a[o] = make([]complex128, cols)
+		for i := range a[o] {
+			a[o][i] = f(o, i)
 		}
 	}
-	br, bi := cconst(g, dt, vals, n2, n2)
-	return block(br, bi, 0, 3) // [e, k2, j2, d]
+	return a
 }
 
-// stageB applies b = matB(…) to Y[j2, batch, k1, d]: the result, [batch, k1, e, k2], is the
-// spectrum X_k, k = k1 + n1 k2, with k1 before the component e.
-func (fs fourStep) stageB(b, y *Node) *Node {
-	batch := y.Shape().Dim(1)
-	y = Transpose(Reshape(y, fs.n2, batch*fs.n1, 2), 0, 1) // [(batch k1), j2, d]
-	return Reshape(DotGeneral(y, []int{1, 2}, nil, b, []int{2, 3}, nil), batch, fs.n1, 2, fs.n2)
-}
-
-// matBDiag returns the real matrix of the second stage batched over k1 with the diagonal
-// dout (applied after the DFT) folded in, B[k1, e, k2, j2, d]: ω_{n2}^{j2 k2} dout_{k1 + n1 k2}
-// (axes batch, free, contracted, as matA's).
-func (fs fourStep) matBDiag(g *Graph, dt dtypes.DType, sign float64, dout diag) *Node {
-	n1, n2 := fs.n1, fs.n2
-	vals := make([]complex128, n2*n2) // [k2, j2]
-	for k2 := range n2 {
-		for j2 := range n2 {
-			vals[k2*n2+j2] = omega(sign, j2*k2, n2)
-		}
+// build returns fs with the stage matrices as constants of g in dtype dt (the scale
+// n^{−1/2} of the unitary DFT is in stage 1 of F and stage 2 of F⁻¹).
+func (fs fourStep) build(g *Graph, dt dtypes.DType) fourStep {
+	n, n1, n2 := fs.n, fs.n1, fs.n2
+	scale := complex(1/math.Sqrt(float64(n)), 0)
+	fs.m1 = Reshape(ConstAsDType(g, dt, realBlocks(complexMatrix(n1, n1, func(r, j1 int) complex128 {
+		return scale * omega(-1, j1*r, n1)
+	}), func(r, d, c, j1 int) int { return ((r*2+d)*2+c)*n1 + j1 })), 2*n1, 2*n1) // [(r d), (c j1)]
+	fs.h = Reshape(ConstAsDType(g, dt, realBlocks(complexMatrix(n1, n1, func(m1, r int) complex128 {
+		return scale * omega(1, r*m1, n1)
+	}), func(m1, e, d, r int) int { return ((e*n1+m1)*n1+r)*2 + d })), 2*n1, 2*n1) // [(e m1), (r d)]
+	var g2, g1 []float64
+	for r := range n1 {
+		g2 = append(g2, realBlocks(complexMatrix(n2, n2, func(q, j2 int) complex128 {
+			return omega(-1, j2*r, n) * omega(-1, j2*q, n2)
+		}), func(q, e, d, j2 int) int { return ((e*n2+q)*2+d)*n2 + j2 })...) // [(e q), (d j2)]
+		g1 = append(g1, realBlocks(complexMatrix(n2, n2, func(m2, q int) complex128 {
+			return omega(1, r*m2, n) * omega(1, q*m2, n2)
+		}), func(m2, d, c, q int) int { return ((c*n2+q)*2+d)*n2 + m2 })...) // [(c q), (d m2)]
 	}
-	br, bi := cconst(g, dt, vals, 1, n2, n2)
-	// dout_k with k = k1 + n1 k2, laid out [k1, k2, 1].
-	lay := func(d *Node) *Node { return InsertAxes(Transpose(Reshape(d, n2, n1), 0, 1), 2) }
-	br, bi = cmul(br, bi, lay(dout.cos), lay(dout.sin)) // [k1, k2, j2]
-	return block(br, bi, 1, 3)                          // [k1, e, k2, d, j2]
+	fs.g2 = Reshape(ConstAsDType(g, dt, g2), n1, 2*n2, 2*n2)
+	fs.g1 = Reshape(ConstAsDType(g, dt, g1), n1, 2*n2, 2*n2)
+	fs.perB = map[int][2]*Node{}
+	return fs
 }
 
-// stageBDiag applies b = matBDiag(…) to Y[j2, batch, d, k1] (stage A's output with a matA
-// toBDiag): the result, [k1, batch, e, k2], is the spectrum with k1 first. Bringing k1 to the
-// front and j2 to the back takes two transposes of blocks, [j2, (batch d k1)] → [(batch d k1), j2]
-// and then [(batch d), k1, j2] → [k1, (batch d), j2], each copied in runs of n2 or more values:
-// one transpose [j2, batch, k1, d] → [k1, batch, j2, d] would keep a last axis of 2 values,
-// which the backend walks pair by pair (a quarter of a uRNN 512 step).
-func stageBDiag(b, y *Node) *Node {
-	n2, batch, n1 := y.Shape().Dim(0), y.Shape().Dim(1), y.Shape().Dim(3)
-	y = Reshape(Transpose(Reshape(y, n2, batch*2*n1), 0, 1), batch*2, n1, n2) // [(batch d), k1, j2]
-	y = Reshape(TransposeAllAxes(y, 1, 0, 2), n1, batch, 2, n2)               // [k1, batch, d, j2]
-	return DotGeneral(y, []int{2, 3}, []int{0}, b, []int{3, 4}, []int{0})
+// perBatch returns m1 and h broadcast over a data batch of b (made once per graph and b).
+func (fs fourStep) perBatch(b int) (m1, h *Node) {
+	m, ok := fs.perB[b]
+	if !ok {
+		bc := func(x *Node) *Node { return BroadcastToDims(InsertAxes(x, 0), b, 2*fs.n1, 2*fs.n1) }
+		m = [2]*Node{bc(fs.m1), bc(fs.h)}
+		fs.perB[b] = m
+	}
+	return m[0], m[1]
 }
 
-// output lays out the spectrum [k1, batch, e, k2] (stageBDiag's) as states [batch, 2n]
-// = [Re X | Im X] with k = k1 + n1 k2: one transpose of two blocks.
-func (fs fourStep) output(spec *Node) *Node {
-	batch := spec.Shape().Dim(1)
-	return Reshape(Transpose(Reshape(spec, fs.n1, batch*2*fs.n2), 0, 1), batch, 2*fs.n)
+// forward applies F to states x [b, 2n] and returns the spectrum in layout SF, [n1, 2n2, b]
+// (rows (r, c, q)).
+func (fs fourStep) forward(x *Node) *Node {
+	b, n1, n2 := x.Shape().Dim(0), fs.n1, fs.n2
+	m1, _ := fs.perBatch(b)
+	y := DotGeneral(m1, []int{2}, []int{0}, Reshape(x, b, 2*n1, n2), []int{1}, []int{0}) // [b, (r d), j2]
+	y = Transpose(Reshape(y, b, n1, 2*n2), 0, 1)                                         // [r, b, (d j2)]
+	return DotGeneral(fs.g2, []int{2}, []int{0}, y, []int{2}, []int{0})                  // [r, (e q), b]
 }
+
+// inverse applies F⁻¹ to a spectrum in layout SB, [n1, b, 2n2], and returns states [b, 2n].
+func (fs fourStep) inverse(z *Node) *Node {
+	b, n1, n2 := z.Shape().Dim(1), fs.n1, fs.n2
+	_, h := fs.perBatch(b)
+	y := DotGeneral(z, []int{2}, []int{0}, fs.g1, []int{1}, []int{0}) // [r, b, (d m2)]
+	y = Reshape(Transpose(y, 0, 1), b, 2*n1, n2)                      // [b, (r d), m2]
+	x := DotGeneral(h, []int{2}, []int{0}, y, []int{1}, []int{0})     // [b, (e m1), m2]
+	return Reshape(x, b, 2*fs.n)
+}
+
+// toFirst moves a spectrum from layout SQ, [2n, b], to SB, [n1, b, 2n2]: a 2-D transpose
+// whose first axis is q, then a transpose that keeps the last axis.
+func (fs fourStep) toFirst(z *Node) *Node {
+	b, n1, n2 := z.Shape().Dim(1), fs.n1, fs.n2
+	z = Transpose(Reshape(z, n2, 2*n1*b), 0, 1)                // [(c r b), q]
+	z = TransposeAllAxes(Reshape(z, 2, n1, b, n2), 1, 2, 0, 3) // [r, b, c, q]
+	return Reshape(z, n1, b, 2*n2)
+}
+
+// toQ moves a spectrum from layout SF, [n1, 2n2, b], to SQ, [2n, b]: a transpose that keeps
+// the last axis.
+func (fs fourStep) toQ(z *Node) *Node {
+	b := z.Shape().Dim(2)
+	return Reshape(TransposeAllAxes(Reshape(z, fs.n1, 2, fs.n2, b), 2, 1, 0, 3), 2*fs.n, b)
+}
+
+// rowF and rowQ return the row of layouts SF and SQ holding component c of X_k, k = r + n1 q.
+func (fs fourStep) rowF(k, c int) int { return ((k%fs.n1)*2+c)*fs.n2 + k/fs.n1 }
+func (fs fourStep) rowQ(k, c int) int { return ((k/fs.n1)*2+c)*fs.n1 + k%fs.n1 }
 
 // dft returns the unitary DFT (inverse: F⁻¹) of the complex vectors x [batch, 2n] =
-// [Re z | Im z], in the same layout (the second stage batched over k1, with no diagonal).
+// [Re z | Im z], in the same layout (for the exported factors F and Finv: the spectrum is
+// moved to the state layout, X_k with k = r + n1 q at position k).
 func (fs fourStep) dft(x *Node, inverse bool) *Node {
-	sign := -1.0
-	if inverse {
-		sign = 1
+	if fs.m1 == nil || fs.m1.Graph() != x.Graph() || fs.m1.DType() != x.DType() {
+		fs = fs.build(x.Graph(), x.DType())
 	}
-	g, dt := x.Graph(), x.DType()
-	one := diag{Ones(g, shapes.Make(dt, fs.n)), Zeros(g, shapes.Make(dt, fs.n))}
-	a := fs.matA(g, dt, sign, 1/math.Sqrt(float64(fs.n)), nil, true)
-	return fs.output(stageBDiag(fs.matBDiag(g, dt, sign, one), stageA(a, fs.input(x))))
+	b, n1, n2 := x.Shape().Dim(0), fs.n1, fs.n2
+	if inverse {
+		z := TransposeAllAxes(Reshape(x, b, 2, n2, n1), 3, 0, 1, 2) // [r, b, c, q]
+		return fs.inverse(Reshape(z, n1, b, 2*n2))
+	}
+	z := Reshape(fs.forward(x), n1, 2, n2, b)
+	return Reshape(TransposeAllAxes(z, 3, 1, 2, 0), b, 2*fs.n) // [b, e, q, r]
 }

@@ -1,16 +1,14 @@
 package urnn
 
 import (
-	"math"
-
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
 // unitary is W = D3 R2 F⁻¹ D2 Π R1 F D1 ([1] §2, eq. 7) built into one graph, with all
-// per-parameter work (cos/sin of θ, normalised reflections, the folded DFT matrices,
-// or the whole matrix for DenseW) done once in newUnitary.
+// per-parameter work (cos/sin of θ, normalised reflections, the DFT matrices, or the whole
+// matrix for DenseW) done once in newUnitary.
 type unitary struct {
 	n    int
 	impl Impl
@@ -19,22 +17,33 @@ type unitary struct {
 	v    [2][2]*Node // normalised reflection vectors (Re, Im), [n] each
 	perm []int
 
-	// FourStep: R1 on the spectrum, R_{D3 v2} on the state ([2n, 2] and [2, 2n] each), and
-	// the gather indices of Π from the spectrum to the layout before F⁻¹.
-	p1, q1  *Node // R1 on the spectrum [batch, (k1, c, k2)]: u − (u·p1)·q1
-	p2, q2  *Node // R_{D3 v2} in state layout
-	permIdx *Node
-	a1, b1  *Node               // F with D1 folded: matA, matB
-	a2, b2  *Node               // F⁻¹ with D2 and D3 folded: matA, matBDiag
-	wT      *Node               // DenseW: the transpose of the real matrix M with state·M = W state, [2n, 2n] (for rnn.Times)
-	custom  func(h *Node) *Node // apply of a test-only variant (variants_test.go)
+	p2, q2 *Node // R_{D3 v2} on states: u − (u·p2)·q2 ([2n, 2], [2, 2n]; q2 = 2p2ᵀ)
+	V      *Node // the input matrix [In, 2n]
+
+	// FourStep (see fourStep):
+	p1, q1 *Node               // R_{u1}, u1 = D1* F⁻¹ v1, on states: u − (u·p1ᵀ)·q1 ([2, 2n] each, q1 = 2p1)
+	p2t    *Node               // p2ᵀ, [2, 2n]
+	m2     *Node               // [−q2; V], [2+In, 2n]: R_{D3 v2} u + V x = u + [u·p2 | x]·m2
+	dc, ds [3]*Node            // D_k as x ↦ x⊙dc + swap(x⊙ds): D1, D3 on states [1, 2, n], D2 on SQ [n2, 2, n1, 1]
+	gather [2]*Node            // Π from SF to SQ and Π* from SQ to SQ, row indices [2n, 1]
+	dcB    map[int][6]*Node    // dc and ds broadcast to the states' or the spectrum's shape, by batch size
+	wT     *Node               // DenseW: the transpose of the real matrix M with state·M = W state, [2n, 2n] (for rnn.Times)
+	custom func(h *Node) *Node // apply of a test-only variant (variants_test.go)
+}
+
+// diag is a diagonal unitary D = diag(cos θ + i sin θ), as two [n] nodes.
+type diag struct{ cos, sin *Node }
+
+// cmul returns (ar + i ai)(br + i bi) for broadcastable nodes.
+func cmul(ar, ai, br, bi *Node) (re, im *Node) {
+	return Sub(Mul(ar, br), Mul(ai, bi)), Add(Mul(ar, bi), Mul(ai, br))
 }
 
 // testImpls are implementations used only by the tests and benchmarks (variants_test.go).
 var testImpls map[Impl]func(u *unitary, like *Node) func(h *Node) *Node
 
-func newUnitary(n int, theta, reflection *Node, perm []int, impl Impl) *unitary {
-	u := &unitary{n: n, impl: impl, fs: newFourStep(n), perm: perm}
+func newUnitary(n int, theta, reflection, V *Node, perm []int, impl Impl) *unitary {
+	u := &unitary{n: n, impl: impl, fs: newFourStep(n), perm: perm, V: V, dcB: map[int][6]*Node{}}
 	for k := range 3 {
 		t := Squeeze(SliceAxis(theta, 0, AxisElem(k)), 0)
 		u.d[k] = diag{Cos(t), Sin(t)}
@@ -51,32 +60,50 @@ func newUnitary(n int, theta, reflection *Node, perm []int, impl Impl) *unitary 
 	u.q2 = MulScalar(Transpose(u.p2, 0, 1), 2)
 	switch impl {
 	case FourStep, DenseW:
+		g, dt := theta.Graph(), theta.DType()
+		u.fs = u.fs.build(g, dt)
 		fs := u.fs
-		// R1 on the spectrum [batch, 2n] laid out (k1, c, k2), k = k1 + n1 k2: the rows of
-		// the state layout (c, k2, k1) moved to it.
-		rows := reflectionRows(u.v[0][0], u.v[0][1]) // [2n, 2]
-		u.p1 = Reshape(TransposeAllAxes(Reshape(rows, 2, fs.n2, fs.n1, 2), 2, 0, 1, 3), 2*n, 2)
-		u.q1 = MulScalar(Transpose(u.p1, 0, 1), 2)
-		// Π reads the spectrum, transposed to [(k1, c, k2), batch], into [c, j1, j2, batch]
-		// (j = n2 j1 + j2): in_j = spectrum_{perm[j]}.
-		idx := make([]int32, 0, 2*n)
-		for c := range 2 {
-			for j1 := range fs.n1 {
-				for j2 := range fs.n2 {
-					k := perm[fs.n2*j1+j2]
-					idx = append(idx, int32((k%fs.n1)*2*fs.n2+c*fs.n2+k/fs.n1))
+		// R1 is applied first, before D1: R1 F D1 = F D1 R_{u1} with u1 = D1* F⁻¹ v1.
+		w := fs.dft(Reshape(Concatenate([]*Node{u.v[0][0], u.v[0][1]}, 0), 1, 2*n), true)
+		wr, wi := split(w)
+		u1r, u1i := cmul(Squeeze(wr, 0), Squeeze(wi, 0), u.d[0].cos, Neg(u.d[0].sin))
+		u.p1 = Transpose(reflectionRows(u1r, u1i), 0, 1)
+		u.q1 = MulScalar(u.p1, 2)
+		u.p2t = Transpose(u.p2, 0, 1)
+		u.m2 = Concatenate([]*Node{Neg(u.q2), V}, 0)
+		// D x = x⊙[cos θ; cos θ] + swap(x⊙[sin θ; −sin θ]), swap exchanging Re and Im.
+		for k := range 3 {
+			c, s := u.d[k].cos, u.d[k].sin
+			u.dc[k], u.ds[k] = Stack([]*Node{c, c}, 0), Stack([]*Node{s, Neg(s)}, 0) // [2, n]
+			if k == 1 {
+				// D2 acts on the spectrum in layout SQ, rows (q, c, r) for k = r + n1 q.
+				lay := func(x *Node) *Node {
+					return InsertAxes(TransposeAllAxes(Reshape(x, 2, fs.n2, fs.n1), 1, 0, 2), -1)
 				}
+				u.dc[k], u.ds[k] = lay(u.dc[k]), lay(u.ds[k])
+			} else {
+				u.dc[k], u.ds[k] = InsertAxes(u.dc[k], 0), InsertAxes(u.ds[k], 0) // [1, 2, n]
 			}
 		}
-		g, dt := theta.Graph(), theta.DType()
-		u.permIdx = Reshape(Const(g, idx), 2, fs.n1, fs.n2, 1)
-		scale := 1 / math.Sqrt(float64(n))
-		u.a1, u.b1 = fs.matA(g, dt, -1, scale, &u.d[0], false), fs.matB(g, dt, -1)
-		u.a2, u.b2 = fs.matA(g, dt, +1, scale, &u.d[1], true), fs.matBDiag(g, dt, +1, u.d[2])
+		// Π from SF to SQ and Π* = Π⁻¹ within SQ: (Π z)_j = z_{perm[j]}, (Π* z)_k = z_{inv[k]}.
+		inv := make([]int, n)
+		for j, p := range perm {
+			inv[p] = j
+		}
+		idx := [2][]int32{make([]int32, 2*n), make([]int32, 2*n)}
+		for j := range n {
+			for c := range 2 {
+				idx[0][fs.rowQ(j, c)] = int32(fs.rowF(perm[j], c))
+				idx[1][fs.rowQ(j, c)] = int32(fs.rowQ(inv[j], c))
+			}
+		}
+		for i := range idx {
+			u.gather[i] = Reshape(Const(g, idx[i]), 2*n, 1)
+		}
 	}
 	switch impl {
 	case DenseW:
-		u.wT = Transpose(u.fourStep(identity(theta, 2*n)), 0, 1)
+		u.wT = Transpose(u.fourStep(identity(theta, 2*n), nil), 0, 1)
 	default:
 		if prep := testImpls[impl]; prep != nil {
 			u.custom = prep(u, theta)
@@ -100,13 +127,21 @@ func reflectionRows(vr, vi *Node) *Node {
 	return Stack([]*Node{Concatenate([]*Node{vr, vi}, 0), Concatenate([]*Node{Neg(vi), vr}, 0)}, 1)
 }
 
-// apply returns W h for states h [batch, 2n].
-func (u *unitary) apply(h *Node) *Node {
+// apply returns W h + V x for states h [batch, 2n] and inputs x [batch, In].
+func (u *unitary) apply(h, x *Node) *Node {
+	if u.impl == FourStep {
+		return u.fourStep(h, x)
+	}
+	return Add(u.applyW(h), rnn.ProjectInputs(x, u.V))
+}
+
+// applyW returns W h for states h [batch, 2n].
+func (u *unitary) applyW(h *Node) *Node {
 	switch u.impl {
 	case DenseW:
 		return rnn.Times(h, u.wT)
 	case FourStep:
-		return u.fourStep(h)
+		return u.fourStep(h, nil)
 	case Native:
 		return u.native(h)
 	}
@@ -117,25 +152,84 @@ func (u *unitary) apply(h *Node) *Node {
 	return nil
 }
 
-// fourStep applies W to h [batch, 2n]: D1 and the twiddles fold into stage A of F, R1
-// acts on the spectrum, Π is one Gather, D2 folds into stage A of F⁻¹ and D3 into its
-// stage B, and R2 is applied last as R_{D3 v2}. Every DotGeneral has the states on the
-// left with the data batch right after the batch axis, and every layout change is a
-// transpose of two blocks of axes (see input): 4 DotGenerals, 7 such transposes, a
-// Gather and the two rank-2 reflections (4 small matmuls) per step (see the note above input
-// in dft.go).
-func (u *unitary) fourStep(h *Node) *Node {
+// fourStep returns W h + V x for states h [batch, 2n] and inputs x [batch, In] (x nil: W h),
+// with
+//
+//	W h = R_{D3 v2} D3 · F⁻¹ · D2 · Π F · D1 R_{u1} h,   u1 = D1* F⁻¹ v1
+//
+// (R1 F D1 = F D1 R_{u1} and D3 R2 = R_{D3 v2} D3, since F and the D_k are unitary), and V x
+// added by the matmul of the rank-2 update of the last reflection. The factors with
+// parameters (the reflections and the diagonals) are plain graph operations, differentiated
+// by GoMLX; the two linear blocks without parameters, Π F (states → spectrum in layout SQ) and
+// F⁻¹ (SQ → states), are applied by withAdjoint, with their adjoints F⁻¹ Π* and F as
+// gradients.
+func (u *unitary) fourStep(h, x *Node) *Node {
 	fs, n := u.fs, u.n
-	batch := h.Shape().Dim(0)
-	spec := fs.stageB(u.b1, stageA(u.a1, fs.input(h)))                                     // F D1 h, [batch, k1, c, k2]
-	spec = reflect(Reshape(spec, batch, 2*n), u.p1, u.q1)                                  // R1
-	x := Gather(Transpose(spec, 0, 1), u.permIdx)                                          // Π, [c, j1, j2, batch]
-	x = Reshape(Transpose(Reshape(x, 2*fs.n1, fs.n2*batch), 0, 1), fs.n2, batch, 2, fs.n1) // [j2, batch, c, j1]
-	out := fs.output(stageBDiag(u.b2, stageA(u.a2, x)))                                    // D3 F⁻¹ D2 Π R1 F D1 h
-	return reflect(out, u.p2, u.q2)
+	b := h.Shape().Dim(0)
+	y := Sub(h, MatMul(DotGeneral(h, []int{1}, nil, u.p1, []int{1}, nil), u.q1)) // R_{u1} h
+	d := u.diagonals(b)
+	y = diagonal(y, d[0], d[1], 1, b, 2, n)  // D1
+	y = withAdjoint(y, func(y *Node) *Node { // Π F
+		return Gather(Reshape(fs.forward(y), 2*n, b), u.gather[0])
+	}, func(v *Node) *Node { // F⁻¹ Π*
+		return fs.inverse(fs.toFirst(Gather(v, u.gather[1])))
+	})
+	y = diagonal(y, d[2], d[3], 1, fs.n2, 2, fs.n1, b)                           // D2
+	y = withAdjoint(y, func(z *Node) *Node { return fs.inverse(fs.toFirst(z)) }, // F⁻¹
+		func(v *Node) *Node { return fs.toQ(fs.forward(v)) }) // F
+	y = diagonal(y, d[4], d[5], 1, b, 2, n)                  // D3
+	s2 := DotGeneral(y, []int{1}, nil, u.p2t, []int{1}, nil) // [b, 2]
+	m := u.m2
+	if x != nil {
+		s2 = Concatenate([]*Node{s2, x}, 1)
+	} else {
+		m = SliceAxis(m, 0, AxisRange(0, 2))
+	}
+	return Add(y, MatMul(s2, m)) // R_{D3 v2} y + V x
 }
 
-// reflect returns u − (u·p)·q for states u [batch, 2n], p [2n, 2], q = 2pᵀ. (Computing it as
-// u − (q·uᵀ)ᵀ·pᵀ, so that the gradient with respect to p needs no transpose of u, measured
-// 11% slower a uRNN 512 step: 1.52 → 1.69 s at adding T = 750.)
+// diagonals returns dc and ds of D1, D2 and D3 broadcast to the shapes diagonal multiplies
+// them with for a data batch of b (made once per graph and b).
+func (u *unitary) diagonals(b int) [6]*Node {
+	d, ok := u.dcB[b]
+	if !ok {
+		for k := range 3 {
+			dims := []int{b, 2, u.n}
+			if k == 1 {
+				dims = []int{u.fs.n2, 2, u.fs.n1, b}
+			}
+			d[2*k], d[2*k+1] = BroadcastToDims(u.dc[k], dims...), BroadcastToDims(u.ds[k], dims...)
+		}
+		u.dcB[b] = d
+	}
+	return d
+}
+
+// diagonal returns D x for the complex vectors in x, seen as the shape dims whose axis c is
+// the component (Re, Im), and D given by dc = [cos θ; cos θ] and dr = [sin θ; −sin θ]
+// broadcastable to dims ([1] §2, first factor type):
+//
+//	(D x)_j = e^{iθ_j} x_j = x_j⊙(cos θ_j, cos θ_j) + swap(x_j⊙(sin θ_j, −sin θ_j)),
+//
+// swap exchanging Re and Im (a Reverse of axis c).
+func diagonal(x, dc, dr *Node, c int, dims ...int) *Node {
+	x4 := Reshape(x, dims...)
+	return Reshape(Add(Mul(x4, dc), Reverse(Mul(x4, dr), c)), x.Shape().Dimensions...)
+}
+
+// withAdjoint returns f(x) for a linear map f without parameters, whose gradient GoMLX does
+// not build: the gradient with respect to x is fT(v), fT the adjoint of f (the transpose of
+// its real matrix), v the gradient with respect to f(x). f(x) and x must have the same size.
+// The gradient enters through x − StopGradient(x), zero, added to f(x).
+func withAdjoint(x *Node, f, fT func(*Node) *Node) *Node {
+	xs := StopGradient(x)
+	y := StopGradient(f(xs))
+	dims := y.Shape().Dimensions
+	carrier := IdentityWithCustomGradient(Reshape(Sub(x, xs), dims...), func(_, v *Node) *Node {
+		return Reshape(fT(v), dims...)
+	})
+	return Add(y, carrier)
+}
+
+// reflect returns u − (u·p)·q for states u [batch, 2n], p [2n, 2], q = 2pᵀ.
 func reflect(x, p, q *Node) *Node { return Sub(x, MatMul(MatMul(x, p), q)) }

@@ -30,29 +30,19 @@ type variantState struct {
 }
 
 // prepareDenseDFT returns W h = R_{D3 v2} (R1 (h·A1))·A2 with the dense real matrices
-// A1 = F D1 and A2 = D3 F⁻¹ D2 Π (rows = inputs), made by the four-step stages.
+// A1 = F D1 and A2 = D3 F⁻¹ D2 Π (rows = inputs), made by applying the factors to the identity.
 func prepareDenseDFT(u *unitary, like *Node) func(h *Node) *Node {
 	n, fs := u.n, u.fs
-	g, dt := like.Graph(), like.DType()
-	scale := 1 / math.Sqrt(float64(n))
 	vs := &variantState{u: u}
-	x := fs.input(identity(like, 2*n))
-	a1 := fs.matA(g, dt, -1, scale, &u.d[0], false)
-	// F D1 on the identity rows, the spectrum moved from (k1, c, k2) to the state layout (c, k2, k1).
-	vs.a1 = Reshape(TransposeAllAxes(fs.stageB(fs.matB(g, dt, -1), stageA(a1, x)), 0, 2, 3, 1), 2*n, 2*n)
-	a2 := fs.matA(g, dt, +1, scale, &u.d[1], true)
-	m := fs.output(stageBDiag(fs.matBDiag(g, dt, +1, u.d[2]), stageA(a2, x)))
-	inv := make([]int, n)
-	for j, p := range u.perm {
-		inv[p] = j
+	d := func(x *Node, k int) *Node {
+		c, s := u.d[k].cos, u.d[k].sin
+		return diagonal(x, InsertAxes(Stack([]*Node{c, c}, 0), 0), InsertAxes(Stack([]*Node{s, Neg(s)}, 0), 0), 1, 2*n, 2, n)
 	}
-	idx := make([]int32, 2*n)
-	for c := range 2 {
-		for i := range n {
-			idx[c*n+i] = int32(c*n + inv[i])
-		}
-	}
-	vs.a2 = Gather(m, Reshape(Const(g, idx), 2*n, 1))
+	eye := identity(like, 2*n)
+	vs.a1 = fs.dft(d(eye, 0), false)
+	re, im := split(eye)
+	re, im = permPair(re, im, u.perm)
+	vs.a2 = d(fs.dft(d(Concatenate([]*Node{re, im}, 1), 1), true), 2)
 	vs.p1r = reflectionRows(u.v[0][0], u.v[0][1])
 	vs.q1r = MulScalar(Transpose(vs.p1r, 0, 1), 2)
 	return func(h *Node) *Node {
