@@ -108,21 +108,14 @@ func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: c.N, Out: c
 // DType implements rnn.Cell.
 func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
-func orDefault(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 // rho returns Rho with the default applied.
-func (c *Cell) rho() float64 { return orDefault(c.Rho, DefaultRho) }
+func (c *Cell) rho() float64 { return rnn.OrDefault(c.Rho, DefaultRho) }
 
 // connectivity returns Connectivity with the default applied.
-func (c *Cell) connectivity() float64 { return orDefault(c.Connectivity, DefaultConnectivity) }
+func (c *Cell) connectivity() float64 { return rnn.OrDefault(c.Connectivity, DefaultConnectivity) }
 
 // inputScale returns InputScale with the default applied.
-func (c *Cell) inputScale() float64 { return orDefault(c.InputScale, DefaultInputScale) }
+func (c *Cell) inputScale() float64 { return rnn.OrDefault(c.InputScale, DefaultInputScale) }
 
 var _ rnn.Transition = (*Cell)(nil)
 

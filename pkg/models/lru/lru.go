@@ -129,16 +129,9 @@ func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: 2 * c.N, Ou
 // DType implements rnn.Cell.
 func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
-func orDefault(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func (c *Cell) rMin() float64     { return orDefault(c.RMin, DefaultRMin) }
-func (c *Cell) rMax() float64     { return orDefault(c.RMax, DefaultRMax) }
-func (c *Cell) maxPhase() float64 { return orDefault(c.MaxPhase, DefaultMaxPhase) }
+func (c *Cell) rMin() float64     { return rnn.OrDefault(c.RMin, DefaultRMin) }
+func (c *Cell) rMax() float64     { return rnn.OrDefault(c.RMax, DefaultRMax) }
+func (c *Cell) maxPhase() float64 { return rnn.OrDefault(c.MaxPhase, DefaultMaxPhase) }
 
 // NumParams returns the number of trainable parameters, 3N + 2·In·N + 2·N·Out + Out (ν^log,
 // θ^log, γ^log; B; C; b_o): 289 for N = 32 on adding (In 2, Out 1), 5257 for N = 128 on copy

@@ -113,6 +113,15 @@ func CheckSizes(pkg string, named ...any) error {
 	return nil
 }
 
+// OrDefault returns v, or def when v is 0: a configuration field whose zero value means its
+// default.
+func OrDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
 // OrFloat32 is a cell's dtype: t, or Float32 for the zero value (every cell's Type field).
 func OrFloat32(t dtypes.DType) dtypes.DType {
 	if t == dtypes.InvalidDType {

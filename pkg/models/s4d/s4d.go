@@ -154,15 +154,8 @@ func (c *Cell) Sizes() rnn.Sizes { return rnn.Sizes{In: c.In, State: 2 * c.N, Ou
 // DType implements rnn.Cell.
 func (c *Cell) DType() dtypes.DType { return rnn.OrFloat32(c.Type) }
 
-func orDefault(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func (c *Cell) dtMin() float64 { return orDefault(c.DTMin, DefaultDTMin) }
-func (c *Cell) dtMax() float64 { return orDefault(c.DTMax, DefaultDTMax) }
+func (c *Cell) dtMin() float64 { return rnn.OrDefault(c.DTMin, DefaultDTMin) }
+func (c *Cell) dtMax() float64 { return rnn.OrDefault(c.DTMax, DefaultDTMax) }
 
 // NumParams returns the number of trainable parameters, 3N + 2·In·N + 2·N·Out + Out (log Δ,
 // log(−Re a), Im a; B; C; b_o): 289 for N = 32 on adding (In 2, Out 1), 5257 for N = 128 on
