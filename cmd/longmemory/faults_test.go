@@ -111,7 +111,7 @@ func sameAsUninterrupted(t *testing.T, dir string, steps int) {
 
 // TestSignalSavesCheckpoint sends SIGTERM and SIGHUP to a running `train` after its first
 // checkpoint: it must exit with 128 + the signal's number, leave a checkpoint of its last
-// completed step (the last line of log.csv), and resume into the same run as an
+// completed step (the last record of its log), and resume into the same run as an
 // uninterrupted one.
 func TestSignalSavesCheckpoint(t *testing.T) {
 	if testing.Short() {
@@ -144,7 +144,7 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 			}
 			steps := len(readCols(t, filepath.Join(dir, runs.LogFile))) - 1
 			if got := latestStep(t, dir); got != steps {
-				t.Fatalf("latest checkpoint at step %d, log.csv ends at step %d\n%s", got, steps, stderr.String())
+				t.Fatalf("latest checkpoint at step %d, the log ends at step %d\n%s", got, steps, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), fmt.Sprintf("ckpt-%09d.gob saved", steps)) {
 				t.Errorf("stderr does not name the checkpoint of step %d:\n%s", steps, stderr.String())
@@ -154,7 +154,7 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 	}
 }
 
-// copyRun copies a run directory (run.json, log.csv, checkpoints) into a fresh one.
+// copyRun copies a run directory (run.json, log.gz, checkpoints) into a fresh one.
 func copyRun(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
@@ -457,7 +457,7 @@ func TestDivergenceAndRestart(t *testing.T) {
 	}
 }
 
-// endsDiverged fails unless dir's log.csv ends with step, held-out loss +Inf: how a run that
+// endsDiverged fails unless dir's log ends with step, held-out loss +Inf: how a run that
 // diverged says so (train.Record).
 func endsDiverged(t *testing.T, dir string, step int) {
 	t.Helper()
@@ -502,7 +502,7 @@ func (f failingWriter) Write(p []byte) (int, error) {
 	return n, syscall.ENOSPC
 }
 
-// TestFullDisk: when a write fails mid-file, log.csv, run.json and plot -o keep their old
+// TestFullDisk: when a write fails mid-file, log.gz, run.json and plot -o keep their old
 // content and no temporary file is left.
 func TestFullDisk(t *testing.T) {
 	dir := t.TempDir()

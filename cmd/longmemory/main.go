@@ -12,7 +12,6 @@
 //	longmemory sweep [-status] [-slurm] RUNS.tsv    train every run of a runs file to its horizon, here or as a Slurm job array
 //	longmemory reports [-runs DIR] [-docs DIR] [-out DIR] the reports (docs/*.md) and figures from the run directories; trains nothing
 //	longmemory log DIR                             DIR's log as CSV
-//	longmemory migrate DIR…                        rewrite old runs once: log.csv → log.gz, checkpoints without the log
 //	longmemory host                                this machine as run.json records it (CPU, vector extension, CPUs)
 //
 // `train` writes DIR/run.json (the preset), DIR/log.gz (every step; held-out loss at
@@ -48,7 +47,6 @@ commands:
   sweep   train every run of a runs file (docs/runs.tsv) to its horizon, here or on Slurm (longmemory sweep -h)
   reports write the reports and figures of docs/ from the run directories as they stand (longmemory reports -h)
   log     print a run's log as CSV
-  migrate rewrite runs trained before log.gz once (log.csv → log.gz, newest checkpoint without the log)
   host    this machine as run.json records it (CPU, vector extension, CPUs)
 `
 
@@ -82,8 +80,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = reportsCmd(args[1:], stdout, stderr)
 	case "log":
 		err = logCmd(args[1:], stdout, stderr)
-	case "migrate":
-		err = migrateCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -86,7 +86,7 @@ func TestTrainResumePlot(t *testing.T) {
 		t.Errorf("training into an existing run without -resume: exit %d, %q", code, out)
 	}
 	if after, _ := os.ReadFile(filepath.Join(split, runs.LogFile)); !bytes.Equal(before, after) {
-		t.Error("the refused run changed log.csv")
+		t.Error("the refused run changed its log")
 	}
 	// -resume takes the run's settings from its run.json: only the new step count is given.
 	if code, out := cli("train", "-out", split, "-resume", "-steps", "8", "-quiet"); code != 0 {

@@ -49,7 +49,7 @@ func TestLostCheckpoints(t *testing.T) {
 	}
 	aside, _ := filepath.Glob(filepath.Join(dir, "no-checkpoint-*", runs.LogFile))
 	if len(aside) != 1 || !slices.Equal(readCols(t, aside[0]), before) {
-		t.Errorf("the old log moved aside: %v; want one no-checkpoint-*/log.csv holding it", aside)
+		t.Errorf("the old log moved aside: %v; want one no-checkpoint-*/log.gz holding it", aside)
 	}
 
 	multi := t.TempDir()

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // TestVerdictJSON: `longmemory verdict -json` writes docs/verdicts.json's fields, with the
@@ -21,12 +24,14 @@ func TestVerdictJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			meta := `{"Preset": {"Task": {"Kind": "copy", "T": 5}, "Train": {"EvalBatch": 100}}, "Baseline": 1}`
-			log := "step,loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n"
+			var log []train.Record
 			for i := 1; i <= evals; i++ {
-				log += fmt.Sprintf("%d,1,1,%g,NaN,NaN,%d\n", 10*i, level(s, i), i)
+				log = append(log, train.Record{Step: 10 * i, Loss: 1, GradNorm: 1, EvalLoss: level(s, i), EvalAccuracy: math.NaN(), Penalty: math.NaN(), Seconds: float64(i)})
 			}
 			os.WriteFile(filepath.Join(rep, "run.json"), []byte(meta), 0o644)
-			os.WriteFile(filepath.Join(rep, "log.csv"), []byte(log), 0o644)
+			if err := runs.WriteLog(filepath.Join(rep, runs.LogFile), log); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	writeSeeds("fast", func(s, i int) float64 {
@@ -102,5 +107,5 @@ func TestVerdictJSON(t *testing.T) {
 	}
 }
 
-// near compares a value read back from log.csv (float32) with v.
+// near compares a value read back from a log (float32) with v.
 func near(x, v float64) bool { return math.Abs(x-v) < 1e-6 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
@@ -490,7 +491,9 @@ func TestLoad(t *testing.T) {
 		}
 		meta := fmt.Sprintf(`{"Preset": {"Task": {"Kind": "adding", "T": 10}, "Train": {"EvalBatch": %d}}, "Baseline": 0.16666}`, batch)
 		os.WriteFile(filepath.Join(rep, "run.json"), []byte(meta), 0o644)
-		os.WriteFile(filepath.Join(rep, "log.csv"), []byte("step,loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n1,1,1,0.2,NaN,NaN,1\n"), 0o644)
+		if err := runs.WriteLog(filepath.Join(rep, runs.LogFile), []train.Record{{Step: 1, Loss: 1, GradNorm: 1, EvalLoss: 0.2, EvalAccuracy: math.NaN(), Penalty: math.NaN(), Seconds: 1}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := Load(filepath.Join(dir, "r")); err == nil || !strings.Contains(err.Error(), "1000 held-out sequences; its other replicas") {
 		t.Errorf("replicas with 100 and 1000 held-out sequences: %v", err)

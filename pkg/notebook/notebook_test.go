@@ -237,7 +237,7 @@ func TestTrainKeepsUnreadableCheckpoints(t *testing.T) {
 	}
 }
 
-// TestRunDirReadByCLI: a notebook run's directory holds run.json and log.csv as `longmemory
+// TestRunDirReadByCLI: a notebook run's directory holds run.json and log.gz as `longmemory
 // train` writes them, read by the same reader as `longmemory plot`, `summary` and `eval`
 // (package runs), with every field of every record.
 func TestRunDirReadByCLI(t *testing.T) {
@@ -257,7 +257,7 @@ func TestRunDirReadByCLI(t *testing.T) {
 		t.Errorf("run.json: %+v", meta)
 	}
 	if len(log) != len(run.Trainer.Log) {
-		t.Fatalf("log.csv has %d records, the run %d", len(log), len(run.Trainer.Log))
+		t.Fatalf("the log has %d records, the run %d", len(log), len(run.Trainer.Log))
 	}
 	for i, r := range run.Trainer.Log {
 		got := log[i]
@@ -282,7 +282,7 @@ func TestRunDirReadByCLI(t *testing.T) {
 		t.Fatalf("reload: %v", err)
 	}
 	if _, log2, _ := runs.Read(run.Dir); fmt.Sprint(log2) != fmt.Sprint(log) {
-		t.Errorf("reloading changed log.csv")
+		t.Errorf("reloading changed the log")
 	}
 }
 

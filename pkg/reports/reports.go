@@ -206,7 +206,7 @@ func (r report) verdicts(vs []claims.Verdict) ([]byte, error) {
 	lines(&w,
 		"# Verdicts: the papers' claims against 8 seeds",
 		"",
-		fmt.Sprintf("Written by `longmemory reports` from the run directories under `%s` (each replica's run.json and log.gz or log.csv)", r.Runs),
+		fmt.Sprintf("Written by `longmemory reports` from the run directories under `%s` (each replica's run.json and log.gz)", r.Runs),
 		"as `longmemory verdict -json docs/verdicts.json -variants docs/variants.tsv docs/claims.tsv` would: the claims of docs/claims.tsv,",
 		"quoted from the papers, judged by pkg/claims. docs/verdicts.json holds the same verdicts with every statistic behind",
 		"them; the setting variants of these claims are judged by the same rules in docs/ABLATIONS.md, outside the tally.",

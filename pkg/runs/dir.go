@@ -60,7 +60,7 @@ func Open(path string) (*Dir, error) {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	stale, _ := train.RemoveStaleTemp(CheckpointDir(path))
-	for _, name := range []string{LogFile + ".tmp", LegacyLogFile + ".tmp", MetaFile + ".tmp"} {
+	for _, name := range []string{LogFile + ".tmp", MetaFile + ".tmp"} {
 		if p := filepath.Join(path, name); os.Remove(p) == nil {
 			stale = append(stale, p)
 		}
@@ -103,7 +103,7 @@ func (d *Dir) SetAside(why string) (string, error) {
 	if err := os.Mkdir(aside, 0o755); err != nil {
 		return "", err
 	}
-	for _, name := range []string{Checkpoints, LogFile, LegacyLogFile, MetaFile} {
+	for _, name := range []string{Checkpoints, LogFile, MetaFile} {
 		if err := os.Rename(filepath.Join(d.Path, name), filepath.Join(aside, name)); err != nil && !os.IsNotExist(err) {
 			return aside, err
 		}
@@ -141,14 +141,10 @@ func (d *Dir) WriteMeta(p experiments.Preset, tr *train.Trainer, backend string)
 	return WriteFileAtomic(filepath.Join(d.Path, MetaFile), func(w io.Writer) error { _, err := w.Write(meta); return err })
 }
 
-// WriteLog writes log to the run's log.gz (see WriteLog) and removes a log.csv the run had
-// from before log.gz; the error says so.
+// WriteLog writes log to the run's log.gz (see WriteLog); the error says so.
 func (d *Dir) WriteLog(log []train.Record) error {
 	if err := WriteLog(filepath.Join(d.Path, LogFile), log); err != nil {
 		return fmt.Errorf("writing the log: %w", err)
-	}
-	if err := os.Remove(filepath.Join(d.Path, LegacyLogFile)); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("removing the CSV log that log.gz replaces: %w", err)
 	}
 	return nil
 }

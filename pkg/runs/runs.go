@@ -3,8 +3,7 @@
 // directory DIR holds
 //
 //	DIR/run.json      Meta: the preset (defaults applied), the task, its baseline, the backend, the spans
-//	DIR/log.gz        every step's train.Record in the compact format (EncodeLog; log.csv in
-//	                  runs trained before it, which ReadLog still reads and training replaces)
+//	DIR/log.gz        every step's train.Record in the compact format (EncodeLog)
 //	DIR/checkpoints/  the trainer's checkpoints (train.Trainer.Save, Resume)
 //	DIR/lock          held while a process trains into DIR (Open)
 //
@@ -33,7 +32,6 @@ import (
 const (
 	MetaFile      = "run.json"
 	LogFile       = "log.gz"
-	LegacyLogFile = "log.csv" // the CSV log of runs trained before log.gz
 	Checkpoints   = "checkpoints"
 	LockFile      = "lock"
 	ReplicaPrefix = "seed-" // DIR/seed-<seed>: a replica of a multi-seed run
@@ -181,15 +179,8 @@ func ReadMeta(dir string) (Meta, error) {
 	return meta, nil
 }
 
-// LogPath is the log of run directory dir: DIR/log.gz, or DIR/log.csv where only that exists.
-func LogPath(dir string) string {
-	if _, err := os.Stat(filepath.Join(dir, LogFile)); err != nil {
-		if _, err := os.Stat(filepath.Join(dir, LegacyLogFile)); err == nil {
-			return filepath.Join(dir, LegacyLogFile)
-		}
-	}
-	return filepath.Join(dir, LogFile)
-}
+// LogPath is the log of run directory dir: DIR/log.gz.
+func LogPath(dir string) string { return filepath.Join(dir, LogFile) }
 
 // Read reads DIR/run.json and DIR's log (LogPath).
 func Read(dir string) (Meta, []train.Record, error) {

@@ -61,58 +61,23 @@ func TestCompactLog(t *testing.T) {
 	}
 }
 
-// TestLog: every field of train.Record goes through log.csv and back; a log written before
-// the penalty column is read with Penalty NaN; what is not a log is refused.
-func TestLog(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, LegacyLogFile)
-	log := []train.Record{
-		{Step: 1, Loss: 0.5, GradNorm: 2, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Seconds: 0.25, Penalty: 0.125},
-		{Step: 2, Loss: 0.25, GradNorm: 1, EvalLoss: 0.375, EvalAccuracy: 0.5, Seconds: 0.5, Penalty: math.NaN()},
-	}
-	if err := WriteLog(path, log); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadLog(path)
-	if err != nil || fmt.Sprint(got) != fmt.Sprint(log) {
-		t.Errorf("ReadLog = %+v, %v; want %+v", got, err, log)
-	}
-	b, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(b), "step,loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n") {
-		t.Errorf("log.csv starts %q", b[:40])
-	}
-	old := "step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n1,0.5,2,NaN,NaN,0.25\n"
-	os.WriteFile(path, []byte(old), 0o644)
-	if got, err := ReadLog(path); err != nil || len(got) != 1 || !math.IsNaN(got[0].Penalty) || got[0].Seconds != 0.25 || got[0].Step != 1 {
-		t.Errorf("an older log: %+v, %v", got, err)
-	}
-	// A float32 loss takes the digits that identify the float32, not float64's 17, and is read
-	// back as that float32; a value that is no float32 (a wall time, an accuracy, a float64
-	// graph's norm) is written and read exactly.
+// TestWriteCSV: a log printed as CSV (longmemory log) has Header and a line per record; a
+// float32 value takes the digits that identify the float32, not float64's 17, and a value
+// that is no float32 (a wall time, an accuracy, a float64 graph's norm) is written exactly.
+func TestWriteCSV(t *testing.T) {
 	loss := float64(float32(0.012131083756685257))
-	if err := WriteLog(path, []train.Record{{Step: 40000, Loss: loss, GradNorm: 0.30000000000000004, EvalLoss: math.Inf(1), EvalAccuracy: 1.0 / 3, Seconds: 251.848203425, Penalty: math.NaN()}}); err != nil {
+	var b strings.Builder
+	if err := WriteCSV(&b, []train.Record{
+		{Step: 1, Loss: 0.5, GradNorm: 2, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Seconds: 0.25, Penalty: 0.125},
+		{Step: 40000, Loss: loss, GradNorm: 0.30000000000000004, EvalLoss: math.Inf(1), EvalAccuracy: 1.0 / 3, Seconds: 251.848203425, Penalty: math.NaN()},
+	}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ = os.ReadFile(path)
-	if line := strings.Split(string(b), "\n")[1]; line != "40000,0.012131084,0.30000000000000004,+Inf,0.3333333333333333,NaN,251.848203425" {
-		t.Errorf("log.csv line %q", line)
-	}
-	if got, err := ReadLog(path); err != nil || got[0].Loss != loss || got[0].GradNorm != 0.30000000000000004 || got[0].Seconds != 251.848203425 || got[0].EvalAccuracy != 1.0/3 {
-		t.Errorf("ReadLog of float32 and float64 values: %+v, %v", got, err)
-	}
-	os.WriteFile(path, []byte(Header[0]+",loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n1,0.012131083756685257,2,NaN,NaN,NaN,1\n"), 0o644)
-	if got, err := ReadLog(path); err != nil || got[0].Loss != loss {
-		t.Errorf("a float32 loss written with float64's 17 digits (logs before the change): %+v, %v", got, err)
-	}
-	for text, want := range map[string]string{
-		"a,b\n1,2\n": "is not a training log",
-		"":           "is not a training log",
-		"step,loss,grad_norm,eval_loss,eval_accuracy,seconds\n1,x,2,NaN,NaN,0.25\n": `line 2: bad number "x"`,
-	} {
-		os.WriteFile(path, []byte(text), 0o644)
-		if _, err := ReadLog(path); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ReadLog(%q) = %v, want %q", text, err, want)
-		}
+	want := "step,loss,grad_norm,eval_loss,eval_accuracy,penalty,seconds\n" +
+		"1,0.5,2,NaN,NaN,0.125,0.25\n" +
+		"40000,0.012131084,0.30000000000000004,+Inf,0.3333333333333333,NaN,251.848203425\n"
+	if b.String() != want {
+		t.Errorf("WriteCSV:\n%s\nwant\n%s", b.String(), want)
 	}
 }
 
@@ -131,7 +96,7 @@ func TestOpen(t *testing.T) {
 	d.Close()
 	os.WriteFile(filepath.Join(dir, LockFile), []byte("PID 1 on elsewhere\n"), 0o644)
 	os.MkdirAll(CheckpointDir(dir), 0o755)
-	stale := []string{filepath.Join(dir, "log.csv.tmp"), filepath.Join(CheckpointDir(dir), train.TempPrefix+"1")}
+	stale := []string{filepath.Join(dir, LogFile+".tmp"), filepath.Join(CheckpointDir(dir), train.TempPrefix+"1")}
 	for _, p := range stale {
 		os.WriteFile(p, nil, 0o644)
 	}

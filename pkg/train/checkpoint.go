@@ -22,19 +22,19 @@ import (
 
 // checkpoint is what Save writes: every variable (model and optimizer), the step, and what
 // the run was, so that Resume can refuse a checkpoint of another run; the log only for a
-// trainer without Trainer.SaveLog (and in every checkpoint before version 6).
+// trainer without Trainer.SaveLog.
 type checkpoint struct {
 	Version int
-	Model   string // the cell's type and configuration (Describe; see checkpointVersion)
-	Task    string // the task (DescribeTask's text from version 5 on, Task.String() before)
+	Model   string // the cell's type and configuration (Describe)
+	Task    string // the task (DescribeTask)
 	Seed    uint64
 	Step    int
 	Log     []Record
 	Vars    []savedVar
 }
 
-// savedVar is one variable; exactly one of the value slices is set, by dtype. From version
-// 6 on floating-point values are in Shuffled (package shuffle), which gzip compresses.
+// savedVar is one variable: floating-point values in Shuffled (package shuffle), which gzip
+// compresses, integers in I32 or I64. Reading moves Shuffled into F32 or F64 (unshuffle).
 type savedVar struct {
 	Path     string
 	DType    string
@@ -64,7 +64,7 @@ func save(path string, val *tensors.Tensor) (savedVar, error) {
 	return sv, nil
 }
 
-// unshuffle moves Shuffled (version 6) into F32 or F64; the error says the sizes disagree.
+// unshuffle moves Shuffled into F32 or F64; the error says the sizes disagree.
 func (sv *savedVar) unshuffle() error {
 	if sv.Shuffled == nil {
 		return nil
@@ -110,22 +110,13 @@ func (sv savedVar) tensor() *tensors.Tensor {
 	}
 }
 
-// A checkpoint file is the gob encoding of a checkpoint followed by a trailer: the 8 bytes of
-// checksumMagic and the SHA-256 of the gob bytes; from version 6 on the gob bytes are gzip'd
-// (the trailer's checksum is of the gzip stream) and hold no log when the trainer keeps it
-// elsewhere (Trainer.SaveLog, LoadLog). Versions 3 on must carry the trailer;
-// version 2 files (written before it) have none and are read unchecked. The gob decoder
-// ignores what follows the value, so earlier readers still read later payloads. Versions 4
-// and 5 record the model as Describe's text; versions 2 and 3 as "%T%+v" of the cell, which
-// legacyMatches compares field by field. Version 5 records the task as DescribeTask's text;
-// versions 2 to 4 as Task.String(), which they are compared with.
+// A checkpoint file is the gzip'd gob encoding of a checkpoint followed by a trailer: the 8
+// bytes of checksumMagic and the SHA-256 of the gzip stream. It holds no log when the trainer
+// keeps the log elsewhere (Trainer.SaveLog, LoadLog). Versions before 6 (ungzip'd, holding
+// the log, the model and task recorded in older forms) are no longer read: every run was
+// rewritten in version 6 once.
 const (
 	checkpointVersion = 6
-	zippedVersion     = 6 // the first gzip'd, with shuffled floats and the log kept apart
-	describedTask     = 5 // the first with the task as DescribeTask's text
-	describedModel    = 4 // the first with the model as Describe's text
-	checksumVersion   = 3 // the first with the trailer; Model is the legacy identity
-	legacyVersion     = 2 // no checksum trailer; Model is the legacy identity
 	checkpointPrefix  = "ckpt-"
 	checkpointSuffix  = ".gob"
 	checkpointsKept   = 2 // while a run trains: the newest and, should it be cut short, the one before
@@ -140,24 +131,6 @@ const (
 // (DescribeTask).
 func (t *Trainer) identity() (modelID, taskID string) {
 	return Describe(t.Cell), DescribeTask(t.Task)
-}
-
-// sameModel reports whether checkpoint ck was written by a model of t's: by Describe's text
-// from version 4 on, by the legacy identity before.
-func (t *Trainer) sameModel(ck *checkpoint) bool {
-	if ck.Version < describedModel {
-		return legacyMatches(ck.Model, t.Cell)
-	}
-	return ck.Model == Describe(t.Cell)
-}
-
-// taskID returns t's task as a checkpoint of ck's version records it: DescribeTask's text
-// from version 5 on, Task.String() before.
-func (t *Trainer) taskID(ck *checkpoint) string {
-	if ck.Version < describedTask {
-		return t.Task.String()
-	}
-	return DescribeTask(t.Task)
 }
 
 // Save writes a checkpoint of the current step into t.CheckpointDir (created if needed)
@@ -287,7 +260,7 @@ func (t *Trainer) Resume() (bool, error) {
 	var skipped []error
 	for i := len(all) - 1; i >= 0; i-- {
 		ck, err := readCheckpoint(all[i])
-		if err == nil && ck.Version >= zippedVersion && ck.Log == nil {
+		if err == nil && ck.Log == nil {
 			ck.Log, err = t.loadLog(all[i], ck.Step)
 		}
 		if err != nil {
@@ -338,46 +311,38 @@ func readCheckpoint(path string) (*checkpoint, error) {
 	corrupted := func(why string, args ...any) error {
 		return fmt.Errorf("train: checkpoint %s is corrupted or not a checkpoint: %s", path, fmt.Sprintf(why, args...))
 	}
-	payload, checked := data, false
-	if n := len(data) - trailerSize; n >= 0 && string(data[n:n+len(checksumMagic)]) == checksumMagic {
-		payload = data[:n]
-		if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], data[n+len(checksumMagic):]) {
-			return nil, corrupted("SHA-256 checksum mismatch")
-		}
-		checked = true
+	n := len(data) - trailerSize
+	if n < 0 || string(data[n:n+len(checksumMagic)]) != checksumMagic {
+		return nil, corrupted("without its checksum trailer (truncated?)")
+	}
+	payload := data[:n]
+	if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], data[n+len(checksumMagic):]) {
+		return nil, corrupted("SHA-256 checksum mismatch")
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(payload))
+	if err != nil {
+		return nil, corrupted("%v", err)
 	}
 	var ck checkpoint
-	var r io.Reader = bytes.NewReader(payload)
-	if bytes.HasPrefix(payload, []byte{0x1f, 0x8b}) { // gzip's magic: version 6 on
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, corrupted("%v", err)
-		}
-		r = zr
-	}
-	if err := gob.NewDecoder(r).Decode(&ck); err != nil {
+	if err := gob.NewDecoder(zr).Decode(&ck); err != nil {
 		return nil, corrupted("%v", err)
+	}
+	if ck.Version != checkpointVersion {
+		return nil, fmt.Errorf("train: checkpoint %s has version %d, this build reads version %d only", path, ck.Version, checkpointVersion)
 	}
 	for i := range ck.Vars {
 		if err := ck.Vars[i].unshuffle(); err != nil {
 			return nil, corrupted("%v", err)
 		}
 	}
-	switch {
-	case ck.Version == legacyVersion:
-	case ck.Version < legacyVersion || ck.Version > checkpointVersion:
-		return nil, fmt.Errorf("train: checkpoint %s has version %d, want %d to %d", path, ck.Version, legacyVersion, checkpointVersion)
-	case !checked:
-		return nil, corrupted("version %d without its checksum (truncated?)", ck.Version)
-	}
 	return &ck, nil
 }
 
 // restore checks that ck (read from path) is a checkpoint of this run and loads it.
 func (t *Trainer) restore(path string, ck *checkpoint) error {
-	modelID, taskID := Describe(t.Cell), t.taskID(ck)
+	modelID, taskID := t.identity()
 	switch {
-	case !t.sameModel(ck):
+	case ck.Model != modelID:
 		return fmt.Errorf("train: checkpoint %s is of model %s, this run is %s", path, ck.Model, modelID)
 	case ck.Task != taskID:
 		return fmt.Errorf("train: checkpoint %s is of task %s, this run is %s", path, ck.Task, taskID)
