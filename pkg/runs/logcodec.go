@@ -16,8 +16,15 @@ import (
 // logMagic starts a compact log (log.gz) once it is unzipped.
 const logMagic = "LMLOG\x01"
 
-// EncodeLog writes log in the compact format of log.gz: one gzip stream holding logMagic,
-// the number of records n (uvarint), then the columns one after the other:
+// logSegment is the number of records in each gzip member of log.gz but the last.
+const logSegment = 2000
+
+// EncodeLog writes log in the compact format of log.gz: gzip members (RFC 1952 §2.2: a gzip
+// file is a series of members) of logSegment records each, the last of the rest. Records
+// fall into the same members at every write, so that a run's log written again after more
+// steps begins with the same bytes, and git stores only its end anew: the log a commit of a
+// continued run adds grows with the steps added, not with the run's length. A member holds
+// logMagic, its number of records n (uvarint), then the columns one after the other:
 //
 //	step          n uvarints, each the difference from the step before (the first from 0)
 //	every value   a width byte, 4 or 8, then n values byte-shuffled (package shuffle): as
@@ -29,16 +36,29 @@ const logMagic = "LMLOG\x01"
 // The value columns are those of the CSV form but step and seconds, in the order of Header.
 // Wall time is the one value rounded: to 1/100 s.
 func EncodeLog(w io.Writer, log []train.Record) error {
+	prev := 0
+	for i := range log {
+		if log[i].Step < prev {
+			return fmt.Errorf("runs: log record %d has step %d after step %d: steps must not decrease", i, log[i].Step, prev)
+		}
+		prev = log[i].Step
+	}
+	for start := 0; start == 0 || start < len(log); start += logSegment {
+		if err := encodeSegment(w, log[start:min(start+logSegment, len(log))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeSegment writes log as one gzip member (see EncodeLog).
+func encodeSegment(w io.Writer, log []train.Record) error {
 	var b []byte
 	b = append(b, logMagic...)
 	b = binary.AppendUvarint(b, uint64(len(log)))
 	prev := 0
 	for i := range log {
-		if d := log[i].Step - prev; d < 0 {
-			return fmt.Errorf("runs: log record %d has step %d after step %d: steps must not decrease", i, log[i].Step, prev)
-		} else {
-			b = binary.AppendUvarint(b, uint64(d))
-		}
+		b = binary.AppendUvarint(b, uint64(log[i].Step-prev))
 		prev = log[i].Step
 	}
 	v := make([]float64, len(log))
@@ -76,14 +96,37 @@ func EncodeLog(w io.Writer, log []train.Record) error {
 
 // DecodeLog reads a log that EncodeLog wrote; the error says where it is cut or malformed.
 func DecodeLog(data []byte) ([]train.Record, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	r := bytes.NewReader(data)
+	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("not a compact log: %w", err)
 	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("compact log cut short: %w", err)
+	var log []train.Record
+	for member := 1; ; member++ {
+		zr.Multistream(false)
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			return nil, fmt.Errorf("compact log cut short in gzip member %d: %w", member, err)
+		}
+		seg, err := decodeSegment(b)
+		if err != nil {
+			return nil, fmt.Errorf("gzip member %d: %w", member, err)
+		}
+		if len(log) > 0 && len(seg) > 0 && seg[0].Step < log[len(log)-1].Step {
+			return nil, fmt.Errorf("gzip member %d starts at step %d, after step %d", member, seg[0].Step, log[len(log)-1].Step)
+		}
+		log = append(log, seg...)
+		if err := zr.Reset(r); err == io.EOF {
+			return log, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("compact log: after gzip member %d: %w", member, err)
+		}
 	}
+}
+
+// decodeSegment reads one member's unzipped bytes b (see EncodeLog).
+func decodeSegment(b []byte) ([]train.Record, error) {
+	var err error
 	if !bytes.HasPrefix(b, []byte(logMagic)) {
 		return nil, errors.New("not a compact log (no LMLOG header)")
 	}

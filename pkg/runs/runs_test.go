@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -58,6 +59,47 @@ func TestCompactLog(t *testing.T) {
 	}
 	if err := WriteLog(path, []train.Record{{Step: 2}, {Step: 1}}); err == nil || !strings.Contains(err.Error(), "step 1 after step 2") {
 		t.Errorf("WriteLog of decreasing steps: %v", err)
+	}
+}
+
+// TestLogSegments: a log longer than a segment is written as several gzip members and read
+// back whole; the log of the same run written again after more steps begins with the same
+// bytes up to its last full member (so that git stores only the end anew); a log written as
+// one member (before segments) is still read; a cut member is refused.
+func TestLogSegments(t *testing.T) {
+	var log []train.Record
+	for s := 1; s <= 2*logSegment+7; s++ {
+		log = append(log, train.Record{Step: s, Loss: float64(float32(1 / float64(s))), GradNorm: float64(float32(math.Sqrt(float64(s)))),
+			EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Penalty: math.NaN(), Seconds: float64(s) / 4})
+	}
+	encode := func(log []train.Record) []byte {
+		var b bytes.Buffer
+		if err := EncodeLog(&b, log); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	whole, shorter := encode(log), encode(log[:logSegment+3])
+	got, err := DecodeLog(whole)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(log) {
+		t.Fatalf("DecodeLog of %d records in segments: %d records, %v", len(log), len(got), err)
+	}
+	sealed := encode(log[:logSegment])
+	if !bytes.HasPrefix(shorter, sealed) || !bytes.HasPrefix(whole, sealed) {
+		t.Errorf("logs of %d and %d records do not begin with the %d bytes of their first full segment", logSegment+3, len(log), len(sealed))
+	}
+	var one bytes.Buffer
+	if err := encodeSegment(&one, log); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := DecodeLog(one.Bytes()); err != nil || fmt.Sprint(got) != fmt.Sprint(log) {
+		t.Errorf("DecodeLog of one member: %d records, %v", len(got), err)
+	}
+	if _, err := DecodeLog(whole[:len(sealed)+10]); err == nil || !strings.Contains(err.Error(), "member 2") {
+		t.Errorf("DecodeLog of a log cut in its second member: %v", err)
+	}
+	if got, err := DecodeLog(encode(nil)); err != nil || len(got) != 0 {
+		t.Errorf("DecodeLog of an empty log: %v, %v", got, err)
 	}
 }
 
