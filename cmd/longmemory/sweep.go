@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
@@ -21,7 +22,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	root := fs.String("runs", "docs/runs", "the runs' root `directory`: run NAME lives in DIR/NAME")
 	status := fs.Bool("status", false, "print every run's steps against its horizon, from the run directories; train nothing")
 	task := fs.Int("task", -1, "train only the run of this `index` (0 = the file's first run): a Slurm array task; default $SLURM_ARRAY_TASK_ID when set")
-	only := fs.String("only", "", "train only the run of this `name`")
+	only := fs.String("only", "", "train (or submit, or show) only the runs of these comma-separated `names`")
 	slurmFlags := bindSlurmFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: longmemory sweep [flags] RUNS.tsv\n\nTrains every run of the runs file to its horizon, in its order, resuming where each stopped; a stop\nsignal (Ctrl-C, SIGTERM, SIGHUP, SIGUSR1) checkpoints every running replica and ends the sweep.\n\nFlags:")
@@ -39,17 +40,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *status {
-		states, err := sweep.Status(*root, all)
-		if err != nil {
-			return err
-		}
-		return sweep.WriteStatus(stdout, states)
-	}
-	if slurmFlags.submit {
-		return submitSweep(file, *root, all, slurmFlags, stdout, stderr)
-	}
-	if *task < 0 {
+	if *task < 0 && !*status && !slurmFlags.submit { // an array task trains its line
 		if id := os.Getenv("SLURM_ARRAY_TASK_ID"); id != "" {
 			if *task, err = strconv.Atoi(id); err != nil {
 				return fmt.Errorf("sweep: SLURM_ARRAY_TASK_ID = %q, want an integer", id)
@@ -63,15 +54,19 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	case *task >= 0:
 		selected = all[*task : *task+1]
 	case *only != "":
-		selected = nil
-		for _, r := range all {
-			if r.Name == *only {
-				selected = []sweep.Run{r}
-			}
+		if selected, err = sweep.Only(all, strings.Split(*only, ",")); err != nil {
+			return fmt.Errorf("sweep: -only: %w in %s", err, file)
 		}
-		if selected == nil {
-			return fmt.Errorf("sweep: -only %s: no such run in %s", *only, file)
+	}
+	if *status {
+		states, err := sweep.Status(*root, selected)
+		if err != nil {
+			return err
 		}
+		return sweep.WriteStatus(stdout, states)
+	}
+	if slurmFlags.submit {
+		return submitSweep(file, *root, selected, slurmFlags, stdout, stderr)
 	}
 	b, err := backend.New()
 	if err != nil {

@@ -95,10 +95,16 @@ func WriteReport(w io.Writer, vs []Verdict, rules bool) {
 	slices.SortStableFunc(open, func(a, b Verdict) int { return cmpHours(a.HoursToGo, b.HoursToGo) })
 	if len(open) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Open claims, by the training their runs still need to reach the horizon (one run after another, each with its replicas at once, at its measured speed):")
+		fmt.Fprintln(w, "Open claims, by the training their runs still need to reach the horizon (one run after another, each with its replicas at once, at its measured speed), and the command that trains those runs (add `-slurm` to submit them to a Slurm cluster as a job array):")
 		fmt.Fprintln(w)
 		for _, v := range open {
-			fmt.Fprintf(w, "- %s: %s\n", v.Claim.ID, HoursText(v.HoursToGo))
+			var short []string
+			for _, r := range v.Runs {
+				if r.Short {
+					short = append(short, r.Name)
+				}
+			}
+			fmt.Fprintf(w, "- %s: %s; `longmemory sweep -only %s docs/runs.tsv`\n", v.Claim.ID, HoursText(v.HoursToGo), strings.Join(short, ","))
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -141,6 +142,25 @@ func (s State) Done() bool {
 		}
 	}
 	return true
+}
+
+// Only returns the runs of rs named in names, in rs's order; the error names a name that is
+// no run of rs.
+func Only(rs []Run, names []string) ([]Run, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		if !slices.ContainsFunc(rs, func(r Run) bool { return r.Name == n }) {
+			return nil, fmt.Errorf("no run named %q", n)
+		}
+		want[n] = true
+	}
+	var out []Run
+	for _, r := range rs {
+		if want[r.Name] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // Status reads the state of each run under root.

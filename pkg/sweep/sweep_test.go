@@ -32,6 +32,12 @@ func TestParse(t *testing.T) {
 	if p, err := rs[1].Settings(); err != nil || p.Train.Steps != 4 || p.Train.Optimizer.LR != 1e-3 || p.Task.T != 5 {
 		t.Errorf("run b's settings: %+v, %v", p, err)
 	}
+	if got, err := Only(rs, []string{"b", "a"}); err != nil || len(got) != 2 || got[0].Name != "a" || got[1].Name != "b" {
+		t.Errorf("Only(b, a) = %v, %v; want a and b in the file's order", got, err)
+	}
+	if got, err := Only(rs, []string{"b", "c"}); err == nil || !strings.Contains(err.Error(), `no run named "c"`) {
+		t.Errorf("Only(b, c) = %v, %v; want an error naming c", got, err)
+	}
 	for _, tc := range []struct{ file, want string }{
 		{"a\tb\n", "runs.tsv:1: header"},
 		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\n", "runs.tsv:2: 4 tab-separated columns, want 6"},
