@@ -49,7 +49,7 @@ func TestSweepLocal(t *testing.T) {
 		want string
 	}{
 		{[]string{"sweep", "-task", "3", file}, "-task 3, want 0..2"},
-		{[]string{"sweep", "-only", "nope", file}, "-only nope: no such run"},
+		{[]string{"sweep", "-only", "nope", file}, `-only: no run named "nope"`},
 		{[]string{"sweep", filepath.Join(dir, "missing.tsv")}, "no such file"},
 		{[]string{"sweep", "-slurm", "-max-at-once", "-1", "-runs", root, file}, "-max-at-once -1, want >= 0"},
 	} {
