@@ -15,7 +15,8 @@
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
 //
 // The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, T/2
-// up to 1000, 128 steps beyond) unless -chunk sets one for every configuration.
+// up to 1000, 128 steps beyond; the whole sequence for a "scan" configuration) unless -chunk
+// sets one for every configuration.
 package main
 
 import (
@@ -52,7 +53,11 @@ import (
 // process, as `longmemory train -seeds R -jobs R` runs them),
 // whose "vs in turn" column is their time against R single runs one after the other (the
 // median of seedPairs alternating pairs). The LSTM is "lstm" (torch.nn.LSTM's, no peephole)
-// rather than the presets' "lstm-peephole", to match the reference.
+// rather than the presets' "lstm-peephole", to match the reference. Then the LRU of issue 37
+// (one layer, 64 complex units, Orvieto et al. 2023) on copy: step by step at T = 1000, and
+// through its filter (an option field "scan": train.Config.Scan, scan.DiagonalFilter, the whole
+// sequence in one graph) at T = 1000, 2000, 5000 and 10 000, for the step time and peak
+// memory against T.
 const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
 	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
 	"tanh:80:copy:100,tanh:80:copy:500,tanh:80:copy:2000," +
@@ -62,7 +67,8 @@ const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000,"
 	"scornn:93:copy:100,scornn:93:copy:500,scrn:61:copy:100,scrn:61:copy:500,esn:128:copy:100,esn:128:copy:500," +
 	"fc-urnn:86:adding:400,exprnn:125:adding:400,scornn:125:adding:400,scrn:80:adding:400,esn:512:adding:400," +
 	"urnn:128:copy:100:x2,urnn:128:copy:100:x8,lstm:40:copy:100:x2,lstm:40:copy:100:x8," +
-	"tanh:80:copy:100:x2,tanh:80:copy:100:x8,lt-ornn:80:copy:100:x2,lt-ornn:80:copy:100:x8"
+	"tanh:80:copy:100:x2,tanh:80:copy:100:x8,lt-ornn:80:copy:100:x2,lt-ornn:80:copy:100:x8," +
+	"lru:64:copy:1000,lru:64:copy:1000:scan,lru:64:copy:2000:scan,lru:64:copy:5000:scan,lru:64:copy:10000:scan"
 
 // torchModels names, for each model kind the PyTorch reference has, the reference's models
 // that time it: the uRNN twice, "urnn-dense" with W materialised once per step. The one place
@@ -78,6 +84,7 @@ type Result struct {
 	Batch     int     `json:"batch"`
 	Replicas  int     `json:"replicas"` // trained at once; StepMs is then the wall time of one step of all of them
 	Chunk     int     `json:"chunk"`
+	Scan      bool    `json:"scan,omitempty"` // the chunks computed at once, by the cell's filter (train.Config.Scan)
 	Backend   string  `json:"backend"`
 	StepMs    float64 `json:"step_ms"`  // median over the timed steps
 	BuildMs   float64 `json:"build_ms"` // first step minus the median: graph building and compilation
@@ -93,11 +100,11 @@ type Result struct {
 }
 
 func main() {
-	configs := flag.String("configs", DefaultConfigs, "comma-separated model:hidden:task:T, model in "+
+	configs := flag.String("configs", DefaultConfigs, "comma-separated model:hidden:task:T[:xR][:scan], model in "+
 		strings.Join(experiments.Kinds, "|")+" (PyTorch reference: "+strings.Join(slices.Sorted(maps.Keys(torchModels)), "|")+"), task in copy|adding")
 	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
 	longSteps := flag.Int("long-steps", 2, "timed steps for configurations with T > 500 (they take seconds per step)")
-	chunk := flag.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph; -1: the presets' experiments.ChunkFor(T))")
+	chunk := flag.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph; -1: the presets' experiments.ChunkFor(T), 0 with scan)")
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "bench/torch_reference.py", "PyTorch reference script, run by /usr/bin/python3 ('' to skip)")
 	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
@@ -167,7 +174,7 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 			// the first replicas' run, right before the others), in seedPairs alternating
 			// pairs: the row keeps the pair of the median ratio (the machine's load moves the
 			// ratio of one pair by ±15%).
-			single, _, _ := strings.Cut(cfg, ":x")
+			single := strings.Join(slices.DeleteFunc(strings.Split(cfg, ":"), func(f string) bool { return strings.HasPrefix(f, "x") }), ":")
 			type pair struct{ at, alone Result }
 			var pairs []pair
 			for k := range seedPairs {
@@ -225,17 +232,22 @@ func fastest(ms ...float64) float64 {
 	return best
 }
 
-// parse reads configuration model:hidden:task:T[:xR] as a preset's model and task and the
-// number of replicas trained at once (1 without the fifth field).
+// parse reads configuration model:hidden:task:T[:xR][:scan] as a preset's model and task, the
+// number of replicas trained at once (1 without an xR field) and whether the chunks are
+// computed at once, by the cell's filter (train.Config.Scan; the LRU and S4D).
 func parse(cfg string) (p experiments.Preset, replicas int, err error) {
 	f := strings.Split(cfg, ":")
-	if len(f) != 4 && len(f) != 5 {
-		return p, 0, fmt.Errorf("config %q: want model:hidden:task:T or model:hidden:task:T:xR", cfg)
+	if len(f) < 4 || len(f) > 6 {
+		return p, 0, fmt.Errorf("config %q: want model:hidden:task:T, then optionally xR and scan", cfg)
 	}
 	replicas = 1
 	var err3 error
-	if len(f) == 5 {
-		r, ok := strings.CutPrefix(f[4], "x")
+	for _, opt := range f[4:] {
+		if opt == "scan" {
+			p.Train.Scan = true
+			continue
+		}
+		r, ok := strings.CutPrefix(opt, "x")
 		replicas, err3 = strconv.Atoi(r)
 		if !ok || replicas < 1 || replicas > 16 {
 			err3 = fmt.Errorf("bad replicas")
@@ -255,7 +267,7 @@ func parse(cfg string) (p experiments.Preset, replicas int, err error) {
 	case err2 != nil || T < 1:
 		err = fmt.Errorf("config %q: T %q, want a positive integer", cfg, f[3])
 	case err3 != nil:
-		err = fmt.Errorf("config %q: replicas %q, want x1 … x16", cfg, f[4])
+		err = fmt.Errorf("config %q: options %q, want x1 … x16 (replicas) or scan", cfg, f[4:])
 	}
 	return p, replicas, err
 }
@@ -274,6 +286,9 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	}
 	if chunk < 0 {
 		chunk = experiments.ChunkFor(p.Task.T)
+		if p.Train.Scan {
+			chunk = 0 // the filter's graph hardly grows with T, its memory is the inputs' and outputs' (package scan)
+		}
 	}
 	b, err := backend.New()
 	if err != nil {
@@ -285,7 +300,8 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		trainers[r], err = train.New(b, cell, task, train.Config{Steps: steps + 1, Batch: 20, Chunk: chunk, EvalEvery: steps + 1, EvalBatch: 20, Seed: uint64(r)})
+		trainers[r], err = train.New(b, cell, task, train.Config{Steps: steps + 1, Batch: 20, Chunk: chunk, EvalEvery: steps + 1, EvalBatch: 20, Seed: uint64(r),
+			Scan: p.Train.Scan})
 		if err != nil {
 			return Result{}, err
 		}
@@ -351,7 +367,7 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Model: p.Model.Kind, Hidden: p.Model.Hidden, Task: p.Task.Kind, T: p.Task.T, Batch: 20, Replicas: replicas, Chunk: chunk, Backend: b.Name(),
+	return Result{Model: p.Model.Kind, Hidden: p.Model.Hidden, Task: p.Task.Kind, T: p.Task.T, Batch: 20, Replicas: replicas, Chunk: chunk, Scan: p.Train.Scan, Backend: b.Name(),
 		StepMs: med, BuildMs: max(0, first-med), StepsPerS: 1000 / med, PeakMiB: peak, NodesFwd: nodes.Forward,
 		NodesGrad: nodes.Training, Loss: loss}, nil
 }
@@ -472,7 +488,11 @@ func printTable(results []Result, note string) {
 		if r.InTurn > 0 {
 			inTurn = fmt.Sprintf("%.2f×", r.InTurn)
 		}
-		fmt.Printf("%-13s %6d %-7s %5d %8d %6d %10.1f %10.1f %8.2f %9.0f %10s %10s %11s %7s %10s\n", r.Model, r.Hidden, r.Task, r.T, r.Replicas, r.Chunk,
+		name := r.Model
+		if r.Scan {
+			name += " scan"
+		}
+		fmt.Printf("%-13s %6d %-7s %5d %8d %6d %10.1f %10.1f %8.2f %9.0f %10s %10s %11s %7s %10s\n", name, r.Hidden, r.Task, r.T, r.Replicas, r.Chunk,
 			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, fmt.Sprintf("%d/%d", r.NodesFwd, r.NodesGrad), ms(r.TorchMs), ms(r.TorchWMs), ratio, inTurn)
 	}
 	fmt.Println(note)

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/urnn-notebooks/longmemory/pkg/models/bidir"
+	"github.com/urnn-notebooks/longmemory/pkg/models/dropout"
 	"github.com/urnn-notebooks/longmemory/pkg/models/esn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/exprnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/fcurnn"
@@ -28,6 +30,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/s4d"
 	"github.com/urnn-notebooks/longmemory/pkg/models/scornn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/scrn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/seq2seq"
 	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
@@ -67,6 +70,22 @@ type Model struct {
 	// initialisation, scaled to this spectral radius (rnn.Simple.Radius; Galvan §2.2.4: 1.1);
 	// 0 keeps Glorot's.
 	Radius float64 `json:",omitempty"`
+	// Dropout is the rate of dropout on the non-recurrent connections of any kind (Zaremba et
+	// al. 2014; Galvan §2.2.5; pkg/models/dropout): the inputs, the states to the readout, and
+	// in a stack each layer's state on its way up; RecurrentDropout the rate on the state
+	// carried from step to step, for contrast. 0: none.
+	Dropout          float64 `json:",omitempty"`
+	RecurrentDropout float64 `json:",omitempty"`
+	// Bidirectional reads the sequence both ways (pkg/models/bidir: Barber's bidirectional
+	// RNNs): two models as the fields above describe them (a stack each, with Layers), one
+	// forward and one backward, the outputs reading both. Its sequences are never cut into
+	// chunks (Chunk 0, or at least the sequence length).
+	Bidirectional bool `json:",omitempty"`
+	// Seq2Seq makes an encoder–decoder (pkg/models/seq2seq: Barber's sequence-to-sequence
+	// models) of two models of the kind (a stack each, with Layers), for tasks whose last input
+	// is the phase ("translate"): the encoder's readout, as wide as the decoder's state, starts
+	// the decoder. Not with Dropout, RecurrentDropout or Bidirectional.
+	Seq2Seq bool `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -99,6 +118,18 @@ func (m Model) String() string {
 	}
 	if m.Radius != 0 {
 		s += fmt.Sprintf(" ρ %g", m.Radius)
+	}
+	if m.Dropout != 0 {
+		s += fmt.Sprintf(" dropout %g", m.Dropout)
+	}
+	if m.RecurrentDropout != 0 {
+		s += fmt.Sprintf(" recurrent dropout %g", m.RecurrentDropout)
+	}
+	if m.Bidirectional {
+		s += " bidirectional"
+	}
+	if m.Seq2Seq {
+		s += " encoder–decoder"
 	}
 	return s
 }
@@ -305,11 +336,45 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	if m.Layers < 0 {
 		return nil, fmt.Errorf("experiments: Model.Layers = %d, want >= 1 (0: one layer)", m.Layers)
 	}
+	for _, r := range []struct {
+		name string
+		p    float64
+	}{{"Dropout", m.Dropout}, {"RecurrentDropout", m.RecurrentDropout}} {
+		if !(r.p >= 0 && r.p < 1) {
+			return nil, fmt.Errorf("experiments: Model.%s = %g, want a rate in [0, 1) (0: none)", r.name, r.p)
+		}
+	}
+	if m.Seq2Seq {
+		if m.Bidirectional || m.Dropout != 0 || m.RecurrentDropout != 0 {
+			return nil, fmt.Errorf("experiments: Model.Seq2Seq is not offered with Bidirectional, Dropout or RecurrentDropout")
+		}
+		one := m
+		one.Seq2Seq = false
+		decoder, err := one.cell(in, out, realInputs)
+		if err != nil {
+			return nil, err
+		}
+		encoder, _ := one.cell(in, decoder.Sizes().State, realInputs) // the same configuration: no error
+		return seq2seq.New(encoder, decoder), nil
+	}
+	if m.Bidirectional {
+		one := m
+		one.Bidirectional = false
+		forward, err := one.cell(in, out, realInputs)
+		if err != nil {
+			return nil, err
+		}
+		backward, _ := one.cell(in, out, realInputs) // the same configuration: no error
+		return bidir.New(forward, backward), nil
+	}
 	if m.Layers <= 1 || line.layered {
-		return line.cell(m, in, out, realInputs), nil
+		// One cell (a layered kind's layers inside it keep their connections undropped).
+		return m.dropout(line.cell(m, in, out, realInputs), true, true), nil
 	}
 	// A stack: the first layer reads the task's inputs, the others the readout (Hidden wide,
-	// real-valued) of the layer below; the last gives the task's outputs.
+	// real-valued) of the layer below; the last gives the task's outputs. With dropout, every
+	// layer's state is dropped on its way up (to the next layer or to the outputs) and the
+	// first layer's inputs too: Zaremba et al.'s one dropout per non-recurrent connection.
 	layers := make([]rnn.Cell, m.Layers)
 	for l := range layers {
 		i, o := m.Hidden, m.Hidden
@@ -319,9 +384,25 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		if l == m.Layers-1 {
 			o = out
 		}
-		layers[l] = line.cell(m, i, o, realInputs || l > 0)
+		layers[l] = m.dropout(line.cell(m, i, o, realInputs || l > 0), l == 0, true)
 	}
 	return stack.New(layers...), nil
+}
+
+// dropout wraps c in Model.Dropout on its inputs (if input) and its readout (if output) and
+// Model.RecurrentDropout on its state, or returns c when both rates are 0.
+func (m Model) dropout(c rnn.Cell, input, output bool) rnn.Cell {
+	if m.Dropout == 0 && m.RecurrentDropout == 0 {
+		return c
+	}
+	d := &dropout.Cell{Inner: c, Recurrent: m.RecurrentDropout}
+	if input {
+		d.Input = m.Dropout
+	}
+	if output {
+		d.Output = m.Dropout
+	}
+	return d
 }
 
 // kindsTaking lists the kinds whose line takes option name.
@@ -338,11 +419,16 @@ func kindsTaking(name string) []string {
 // Task names a task and its length.
 type Task struct {
 	// Kind is one of TaskKinds: "copy", "varcopy", "adding", "mnist", "pmnist" (permuted),
-	// "multiplication", "xor", "order".
+	// "multiplication", "xor", "order", "bothsides", "translate".
 	Kind string
 	T    int // copy tasks and adding; ignored by the MNIST tasks (784 steps)
-	// Symbols (K) and Recall (S) of the copy tasks; 0 means 8 and 10.
+	// Symbols (K) and Recall (S) of the copy tasks; 0 means 8 and 10. Symbols is also K of
+	// "bothsides" (0: 4) and of "translate" (0: 10), whose T is N, the longest string.
 	Symbols, Recall int
+	// Mirror and Reverse set "translate"'s target to the source reversed and feed its source
+	// reversed (tasks.Translate). Left out of run.json when false.
+	Mirror  bool `json:",omitempty"`
+	Reverse bool `json:",omitempty"`
 	// Pool, when > 0, trains on a fixed set of that many sequences (tasks.Pool, set 1), as the
 	// uRNN authors' code does, instead of fresh ones; copy tasks and adding only. Left out of
 	// run.json when 0.
@@ -361,7 +447,11 @@ var Datasets = []string{"", "fashion"}
 // "multiplication", "xor" and "order" (temporal order) are the pathological problems of
 // Hochreiter & Schmidhuber 1997 §5 that Martens & Sutskever 2011 trained with Hessian-free
 // optimisation.
-var TaskKinds = []string{"copy", "varcopy", "adding", "mnist", "pmnist", "multiplication", "xor", "order"}
+//
+// "bothsides" is tasks.BothSides (lag T/4), whose labels need the past and the future: for
+// bidirectional RNNs (Barber's slides); "translate" is tasks.Translate (strings of 1 to T
+// digits), for sequence-to-sequence models (Model.Seq2Seq).
+var TaskKinds = []string{"copy", "varcopy", "adding", "mnist", "pmnist", "multiplication", "xor", "order", "bothsides", "translate"}
 
 // realInputs are the task kinds whose inputs are real-valued (values, pixels) rather than
 // categorical (one-hot symbols).
@@ -383,6 +473,10 @@ func (t Task) Build() (tasks.Task, error) {
 		task = tasks.XOR{T: t.T}
 	case "order":
 		task = tasks.TemporalOrder{T: t.T}
+	case "bothsides":
+		task = tasks.BothSides{T: t.T, Symbols: t.Symbols}
+	case "translate":
+		task = tasks.Translate{N: t.T, Symbols: t.Symbols, Mirror: t.Mirror, Reverse: t.Reverse}
 	case "mnist", "pmnist":
 		task = tasks.PixelMNIST{Fashion: t.Dataset == "fashion", Permuted: t.Kind == "pmnist", Seed: 1, Train: true}
 	default:
@@ -393,6 +487,8 @@ func (t Task) Build() (tasks.Task, error) {
 		return nil, fmt.Errorf("experiments: Task.Dataset = %q, want \"\" (MNIST) or \"fashion\" (Fashion-MNIST)", t.Dataset)
 	case t.Dataset != "" && !strings.HasSuffix(t.Kind, "mnist"):
 		return nil, fmt.Errorf("experiments: Task.Dataset = %q is for the MNIST tasks, not %q", t.Dataset, t.Kind)
+	case (t.Mirror || t.Reverse) && t.Kind != "translate":
+		return nil, fmt.Errorf("experiments: Task.Mirror and Task.Reverse are for \"translate\", not %q", t.Kind)
 	case t.Pool < 0:
 		return nil, fmt.Errorf("experiments: Task.Pool = %d, want >= 1 sequences, or 0 for fresh ones", t.Pool)
 	case t.Pool > 0 && strings.HasSuffix(t.Kind, "mnist"):
@@ -520,6 +616,55 @@ func Presets() []Preset {
 			})
 		}
 	}
+	// Galvan §2.2.5 (Zaremba et al. 2014): dropout on the non-recurrent connections against
+	// dropout on the recurrent ones and none, on adding T = 100, which the LSTM solves, at
+	// Arjovsky et al.'s settings. The inputs are dropped too (Zaremba's first connection): a
+	// dropped marker loses its term of the sum, at rate 0.1 in one sequence in five.
+	for _, d := range []struct {
+		suffix string
+		m      Model
+	}{{"", Model{}}, {"-dropout-0.1", Model{Dropout: 0.1}}, {"-recurrent-dropout-0.1", Model{RecurrentDropout: 0.1}}} {
+		m := d.m
+		m.Kind, m.Hidden = "lstm-peephole", 128
+		out = append(out, Preset{
+			Name:  fmt.Sprintf("dropout/adding-T100/%s-%d%s", m.Kind, m.Hidden, d.suffix),
+			Paper: "Galvan 2015 §2.2.5 (Zaremba et al. 2014): dropout, adding T=100 at Arjovsky et al. 2016 §4's settings",
+			Model: m, Task: Task{Kind: "adding", T: 100},
+			Train: train.Config{Steps: 10000, Batch: 20, Chunk: ChunkFor(100), Optimizer: arjovskyOptimizer(m.Kind)},
+		})
+	}
+	// Barber's slides, "Bidirectional RNNs": a one-way LSTM against a bidirectional one (an LSTM
+	// each way) on labels that need the symbols 5 steps before and after (tasks.BothSides, T =
+	// 20, K = 4: baselines 2 ln 4 memoryless, ln 4 one-way), at Arjovsky et al.'s settings.
+	for _, m := range []Model{{Kind: "lstm", Hidden: 32}, {Kind: "lstm", Hidden: 32, Bidirectional: true}} {
+		name := fmt.Sprintf("barber/bothsides-T20/%s-%d", m.Kind, m.Hidden)
+		if m.Bidirectional {
+			name += "-bidirectional"
+		}
+		out = append(out, Preset{
+			Name:  name,
+			Paper: "Barber's slides, bidirectional RNNs: labels from the past and the future (tasks.BothSides)",
+			Model: m, Task: Task{Kind: "bothsides", T: 20},
+			Train: train.Config{Steps: 3000, Batch: 20, Optimizer: arjovskyOptimizer(m.Kind)},
+		})
+	}
+	// Barber's slides, "Sequence to Sequence models": an LSTM encoder–decoder copying digit
+	// strings of 1 to 8 digits (tasks.Translate, K = 10), the source in order and reversed ("in
+	// practice it is also useful to reverse the input sequence order"), at Arjovsky et al.'s
+	// settings.
+	for _, reverse := range []bool{false, true} {
+		m := Model{Kind: "lstm", Hidden: 32, Seq2Seq: true}
+		name := fmt.Sprintf("barber/translate-T8/%s-%d-seq2seq", m.Kind, m.Hidden)
+		if reverse {
+			name += "-reversed"
+		}
+		out = append(out, Preset{
+			Name:  name,
+			Paper: "Barber's slides, sequence to sequence: copying digit strings, the source in order or reversed (tasks.Translate)",
+			Model: m, Task: Task{Kind: "translate", T: 8, Reverse: reverse},
+			Train: train.Config{Steps: 5000, Batch: 20, Optimizer: arjovskyOptimizer(m.Kind)},
+		})
+	}
 	return out
 }
 
@@ -554,6 +699,19 @@ func ChunkFor(T int) int {
 // SuccessorKinds are the models of the presets "successors/…" (notebook 11), in the order
 // the notebook shows them: the uRNN, its successors, Galvan's SCRN and ESN, the LSTM.
 var SuccessorKinds = []string{"urnn", "fc-urnn", "exprnn", "scornn", "scrn", "esn", "lstm-peephole"}
+
+// Successor returns the preset "successors/<task>-T…/<kind>-<n>": model kind (one of
+// SuccessorKinds) on task "copy" (T = 500) or "adding" (T = 400), at the size that gives it the
+// uRNN's budget of free parameters.
+func Successor(task, kind string) (Preset, error) {
+	for _, p := range Presets() {
+		if strings.HasPrefix(p.Name, "successors/") && p.Task.Kind == task && p.Model.Kind == kind {
+			return p, nil
+		}
+	}
+	return Preset{}, fmt.Errorf("experiments: no preset successors/%s-…/%s-…: task %q, want copy or adding; kind %q, want one of %s",
+		task, kind, task, kind, strings.Join(SuccessorKinds, ", "))
+}
 
 func henaff(task string, T int, m Model, fig string) Preset {
 	lr := 1e-4

@@ -2,8 +2,18 @@
 //
 //	h_t = a_t ⊙ h_{t−1} + b_t,   t = 1 … T,   h_0 given,
 //
-// for all t at once with an associative (parallel prefix) scan built from whole-tensor graph
-// operations, so that the graph grows with log₂ T rather than with T.
+// for all t at once from whole-tensor graph operations, so that the graph grows with log T
+// rather than with T, in two ways:
+//
+//   - any a_t (Linear, LinearComplex): an associative (parallel prefix) scan, below;
+//   - a constant complex diagonal a_t = λ, the linear recurrences of the LRU and S4D (rnn.DiagonalStep):
+//     blocks of C steps in closed form as matrix products, and a recurrence of the same form over
+//     the blocks (DiagonalComplex, blocked.go), or, for the outputs of a linear readout of the
+//     states, the filter from inputs to outputs by blocks without the states (DiagonalFilter,
+//     filter.go), which training uses. The scan's O(T log T) element-wise work on sequence-long
+//     tensors, and the transposes and slices of such tensors, are what a step costs on the Go
+//     backend; the blocks do O(T·C) work in the matrix products it does best, and the filter
+//     never forms a tensor of T states.
 //
 // The elements (a_t, b_t) are affine maps h ↦ a_t h + b_t; composing the map of step s after
 // that of an earlier step r is again such a map,
@@ -45,6 +55,12 @@
 //	[3] Martin, Cundy, "Parallelizing Linear Recurrent Neural Nets Over Sequence Length",
 //	    ICLR 2018; Smith, Warrington, Linderman, "Simplified State Space Layers for Sequence
 //	    Modeling" (S5), ICLR 2023, §2.2 and appendix H: the scan applied to linear RNNs.
+//	[4] Gu, Goel, Ré, "Efficiently Modeling Long Sequences with Structured State Spaces" (S4),
+//	    ICLR 2022, §2.4: a linear time-invariant state space as a convolution with the kernel
+//	    K_n = C Āⁿ B̄ (DiagonalFilter).
+//	[5] Dao, Gu, "Transformers are SSMs" (Mamba-2), ICML 2024, §6: a sequence in blocks, matrix
+//	    products within the blocks, a recurrence over the states between them (DiagonalComplex,
+//	    DiagonalFilter).
 package scan
 
 import (
@@ -165,15 +181,4 @@ func checkShapes(fn string, seqs, inits []*Node) {
 			exceptions.Panicf("scan.%s: operands from different graphs", fn)
 		}
 	}
-}
-
-// DiagonalComplex returns the states of x_t = λ ⊙ x_{t−1} + p_t for a constant complex λ [N] given
-// as lamRe, lamIm, and p [batch, T, 2N] and x_0 [batch, 2N] as [Re | Im] (the layout of the
-// diagonal linear recurrences' states: the LRU, S4D): [batch, T, 2N], by LinearComplex.
-func DiagonalComplex(lamRe, lamIm, p, x0 *Node) *Node {
-	batch, T, n := p.Shape().Dim(0), p.Shape().Dim(1), lamRe.Shape().Size()
-	lam := func(v *Node) *Node { return BroadcastToDims(Reshape(v, 1, 1, n), batch, T, n) }
-	part := func(v *Node, k int) *Node { return SliceAxis(v, -1, AxisRange(k*n, (k+1)*n)) }
-	re, im := LinearComplex(lam(lamRe), lam(lamIm), part(p, 0), part(p, 1), part(x0, 0), part(x0, 1))
-	return Concatenate([]*Node{re, im}, -1)
 }

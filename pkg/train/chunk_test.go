@@ -18,6 +18,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/s4d"
+	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/seq"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
@@ -278,7 +279,9 @@ func TestReadLastGraphs(t *testing.T) {
 // graphs, carried adjoints, the h_0 gradient) against GoMLX's gradient of the loss of one plain
 // unrolled graph, whole and in chunks of 3, for cells whose steps differ: a linear projection
 // (tanh RNN), σ(U x + b) with activation clipping (LT-IRNN, ReLU), the gates (LSTM with
-// peephole) and the uRNN's complex input map and unitary W.
+// peephole) and the uRNN's complex input map and unitary W; and the LRU, S4D and a deep LRU
+// through their filters (rnn.Filter, as with train.Config.Scan), over several of the filter's
+// blocks of steps.
 func TestRunnerGradientsEqualPlainGraph(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -295,10 +298,17 @@ func TestRunnerGradientsEqualPlainGraph(t *testing.T) {
 			return c
 		}},
 		{"urnn/adding", tasks.Adding{T: 6}, func() rnn.Cell { return &urnn.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
-		// The LRU's chunks by its parallel scan (rnn.Sequencer), against the plain graph's steps.
+		// The LRU's and S4D's chunks by their filter (rnn.Filter), against the plain graph's steps.
 		{"lru/adding", tasks.Adding{T: 7}, func() rnn.Cell { return &lru.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
 		{"lru/copy", tasks.Copy{T: 5, Recall: 2, Symbols: 3}, func() rnn.Cell { return &lru.Cell{In: 5, N: 3, Out: 4, Type: dtypes.Float64} }},
 		{"s4d/adding", tasks.Adding{T: 7}, func() rnn.Cell { return &s4d.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
+		// Sequences of several of scan.DiagonalFilter's blocks (32 steps), the last one partial.
+		{"lru/copy-70", tasks.Copy{T: 60, Recall: 5, Symbols: 3}, func() rnn.Cell { return &lru.Cell{In: 5, N: 3, Out: 4, Type: dtypes.Float64} }},
+		{"s4d/adding-70", tasks.Adding{T: 70}, func() rnn.Cell { return &s4d.Cell{In: 2, N: 4, Out: 1, Type: dtypes.Float64} }},
+		// A deep LRU: blocks of normalisation, LRU, gates and a skip, stacked (package stack's Filter).
+		{"deep-lru/copy-40", tasks.Copy{T: 30, Recall: 5, Symbols: 3}, func() rnn.Cell {
+			return stack.New(&lru.Block{In: 5, H: 4, N: 2, Out: 4, Type: dtypes.Float64}, &lru.Block{In: 4, H: 4, N: 2, Out: 4, Type: dtypes.Float64})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.task.Sample(rand.New(rand.NewPCG(4, 4)), 3)

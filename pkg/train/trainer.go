@@ -14,6 +14,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/seq"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
@@ -34,10 +35,12 @@ type Config struct {
 	CheckpointEvery int
 	// Orthogonality adds Henaff et al.'s soft orthogonality step on an LT-RNN's V (off by default).
 	Orthogonality Orthogonality
-	// Scan computes the chunks of a cell whose steps are an rnn.Sequencer (the LRU, S4D) by
-	// its parallel scan, a graph of O(log T) nodes doing O(T log T) work, instead of a Next per
-	// step (seq.Walker.Parallel). The same gradients to rounding; off by default, as on the Go
-	// backend the scan's slices make a step slower (make bench: an LRU 64 at copy T = 1000).
+	// Scan computes the chunks of a cell whose steps are an rnn.Filter (the LRU, S4D) by its
+	// filter, the outputs and last state of a chunk by blocks of matrix products without the
+	// states (package scan), in a graph whose size grows with log T, instead of a Next per
+	// step (seq.Walker.Parallel). The same gradients to rounding; several times faster (make
+	// bench, the "scan" rows), and then best with the whole sequence in one graph (Chunk 0: the
+	// memory is that of the inputs and outputs, not of T states). Off by default.
 	Scan bool `json:",omitempty"`
 	// ScaleHiddenGrad divides the gradients with respect to the hidden activations by the
 	// sequence length T (Henaff et al. §4, "for all experiments"): Runner.HiddenGradScale = 1/T.
@@ -158,6 +161,7 @@ const (
 	saltInit  = 0x696e6974 // "init"
 	saltBatch = 0x62617463 // "batc"
 	saltEval  = 0x6576616c // "eval"
+	saltNoise = 0x6e6f6973 // "nois"
 )
 
 // New initialises cell from cfg.Seed and returns a Trainer for task, without a checkpoint
@@ -177,6 +181,9 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	}
 	if cfg, err = cfg.withTaskDefaults(task); err != nil {
 		return nil, err
+	}
+	if err := seq.CheckChunk(cell, cfg.Chunk, task.SeqLen()); err != nil {
+		return nil, fmt.Errorf("train: Config.Chunk: %w", err)
 	}
 	if err := checkMemory(cell, task, cfg); err != nil {
 		return nil, err
@@ -300,7 +307,7 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		if err != nil {
 			return err
 		}
-		res, err := t.Runner.run(ctx, b, true)
+		res, err := t.noisyRun(ctx, b)
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return interrupted(err)
 		}
@@ -369,6 +376,27 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		}
 	}
 	return nil
+}
+
+// noisyRun is the training pass of step t.Step on b: with the cell's training noise
+// (rnn.NoiseKey: dropout) on, keyed by Config.Seed and the step, so that a resumed run draws
+// what an uninterrupted one drew, and off again after it, so that everything else (held-out
+// evaluation, analyses, checkpoints) sees the cell without noise. A cell without noise is
+// run as it is.
+func (t *Trainer) noisyRun(ctx context.Context, b *tasks.Batch) (*Result, error) {
+	scope := t.Store.Scope(ModelScope)
+	key := rand.New(rand.NewPCG(t.Config.Seed^saltNoise, uint64(t.Step))).Uint64() | 1
+	if n, err := rnn.SetNoise(scope, key); err != nil || n == 0 {
+		if err != nil {
+			return nil, err
+		}
+		return t.Runner.run(ctx, b, true)
+	}
+	res, err := t.Runner.run(ctx, b, true)
+	if _, serr := rnn.SetNoise(scope, 0); serr != nil && err == nil {
+		err = serr
+	}
+	return res, err
 }
 
 // evaluated reports whether Run scores the held-out batch after step s.

@@ -22,11 +22,13 @@
 // other cell of this project.
 //
 // The LRU of [1] is one block of a deep network (a linear encoder, then layers of
-// normalisation, LRU, a position-wise MLP or GLU and a skip connection): this package is the
+// normalisation, LRU, a position-wise MLP or GLU and a skip connection): Cell is the
 // recurrent layer alone, with a linear readout, so the whole model is a linear time-invariant
-// filter of its inputs. On the adding task it cannot form the product of marker and value that
-// the target needs: the best such filter predicts each half's marked value by the mean of that
-// half's values, an MSE of (1/6)(1 − 2/T), 0.160 at T = 50 against the baseline 1/6.
+// filter of its inputs; Block is the network's layer (block.go), and package stack stacks
+// blocks into the deep network. On the adding task the Cell cannot form the product of marker
+// and value that the target needs: the best such filter predicts each half's marked value by
+// the mean of that half's values, an MSE of (1/6)(1 − 2/T), 0.160 at T = 50 against the
+// baseline 1/6.
 //
 // # Initialisation
 //
@@ -73,9 +75,10 @@
 //
 // Number of trainable parameters (NumParams): 3N + 2·In·N + 2·N·Out + Out.
 //
-// The linear recurrence is what package scan computes in O(log T) graph levels; this cell
-// still steps through time (rnn.Step), like every other cell, so that chunked training,
-// the gradient analysis and the shared tests apply unchanged.
+// The cell steps through time (rnn.Step), like every other cell, so that chunked training,
+// the gradient analysis and the shared tests apply unchanged; its built step is an
+// rnn.DiagonalStep, whose Filter computes a chunk's outputs at once (package scan), as the
+// trainer does with train.Config.Scan.
 //
 // References:
 //

@@ -16,9 +16,10 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
-// TestScanMatchesSteps checks that the LRU's States (one parallel scan) give the states,
+// TestScanMatchesSteps checks that the LRU's States (scan.DiagonalComplex) give the states,
 // outputs and gradients (with respect to every trainable variable) of rnn.Unroll's
-// step-by-step Next, to 1e-12 and 1e-10.
+// step-by-step Next, to 1e-12 and 1e-10, and that its Filter (scan.DiagonalFilter) gives the
+// same outputs, last state and gradients.
 func TestScanMatchesSteps(t *testing.T) {
 	const B, T = 2, 150
 	c := &Cell{In: 3, N: 5, Out: 2, Type: dtypes.Float64}
@@ -45,9 +46,10 @@ func TestScanMatchesSteps(t *testing.T) {
 				vars = append(vars, v.NodeValue(g))
 			}
 		}
-		out := []*Node{stepped, scanned}
-		for _, states := range []*Node{stepped, scanned} {
-			loss := ReduceAllSum(Mul(st.Readout(states), Const(g, w)))
+		filtered, last := st.Filter(Zeros(g, shapes.Make(c.DType(), B, 2*c.N)), u)
+		out := []*Node{stepped, scanned, st.Readout(stepped), filtered, SliceAxis(stepped, 1, AxisElem(T-1)), InsertAxes(last, 1)}
+		for _, outputs := range []*Node{st.Readout(stepped), st.Readout(scanned), filtered} {
+			loss := ReduceAllSum(Mul(outputs, Const(g, w)))
 			out = append(out, Gradient(loss, vars...)...)
 		}
 		return out
@@ -65,8 +67,11 @@ func TestScanMatchesSteps(t *testing.T) {
 		}
 	}
 	compare("states", res[1], res[0], 1e-12)
+	compare("filter outputs", res[3], res[2], 1e-12)
+	compare("filter last state", res[5], res[4], 1e-12)
 	nv := len(names)
 	for k, name := range names {
-		compare(fmt.Sprintf("gradient wrt %s", name), res[2+nv+k], res[2+k], 1e-10)
+		compare(fmt.Sprintf("scan gradient wrt %s", name), res[6+nv+k], res[6+k], 1e-10)
+		compare(fmt.Sprintf("filter gradient wrt %s", name), res[6+2*nv+k], res[6+k], 1e-10)
 	}
 }

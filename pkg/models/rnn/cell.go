@@ -78,13 +78,33 @@ type Step interface {
 }
 
 // Sequencer is implemented by the Steps that can compute the states of a whole chunk at
-// once, in fewer graph nodes than T calls of Next: the linear recurrences, by a parallel scan
-// (package scan) in ⌈log₂ T⌉ levels. States(h0, x) returns h_1 … h_T, [batch, T, State], for
+// once, in fewer graph nodes than T calls of Next: the linear recurrences, by blocks of
+// matrix products in ⌈log_C T⌉ levels (package scan), and stacks of layers that are
+// (package stack). States(h0, x) returns h_1 … h_T, [batch, T, State], for
 // the inputs x [batch, T, In] from h_0 [batch, State]: the same values as T calls of
 // Project and Next, to rounding. The trainer uses it (seq.Walker.Parallel); the gradient
 // analysis, which differentiates with respect to each state, does not.
 type Sequencer interface {
 	States(h0, x *Node) *Node
+}
+
+// Filter is implemented by the Steps whose outputs are a linear time-invariant filter of
+// their inputs and initial state (the diagonal linear recurrences with their linear readout):
+// Filter(h0, x) returns the outputs Readout(h_1 … h_T), [batch, T, Out], and the last state
+// h_T, [batch, State], for the inputs x [batch, T, In] from h_0 [batch, State], without
+// forming the states (package scan, DiagonalFilter): the same values as T calls of Project,
+// Next and Readout, to rounding. The trainer uses it (seq.Walker.Parallel).
+type Filter interface {
+	Filter(h0, x *Node) (outputs, last *Node)
+}
+
+// WholeSequence is implemented by the models whose output at a step depends on later inputs
+// (the bidirectional RNN, package bidir): their Readout of a chunk's states runs back over the
+// chunk's inputs, so a sequence cut into chunks would give each chunk's outputs without the
+// chunks after it. seq.Walker and the trainer refuse to cut their sequences (seq.CheckChunk),
+// package stack to stack them, and package dropout to wrap them.
+type WholeSequence interface {
+	WholeSequence()
 }
 
 // Transition is implemented by the cells whose one-step Jacobian is

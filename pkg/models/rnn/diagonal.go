@@ -14,8 +14,9 @@ import (
 //
 // λ ∈ ℂ^N constant, P the complex input map written as the real [In, 2N] matrix
 // [Re Pᵀ | Im Pᵀ], and the readout R a real [2N, Out] matrix of [Re x | Im x] (Re(C x) is
-// [Re Cᵀ; −Im Cᵀ]). x_0 = 0. It is an rnn.Sequencer: a chunk's states are one scan
-// (scan.DiagonalComplex).
+// [Re Cᵀ; −Im Cᵀ]). x_0 = 0. It is an rnn.Sequencer (a chunk's states by
+// scan.DiagonalComplex) and an rnn.Filter (a chunk's outputs and last state by
+// scan.DiagonalFilter, without the states).
 type DiagonalStep struct {
 	n             int
 	lamRe, lamIm  *Node // λ's parts, [N] each
@@ -34,7 +35,10 @@ func NewDiagonal(lamRe, lamIm, in, out, bias *Node) *DiagonalStep {
 	}
 }
 
-var _ Sequencer = (*DiagonalStep)(nil)
+var (
+	_ Sequencer = (*DiagonalStep)(nil)
+	_ Filter    = (*DiagonalStep)(nil)
+)
 
 // Initial returns x_0 = 0, [batch, 2N].
 func (d *DiagonalStep) Initial(batch int) *Node {
@@ -50,10 +54,17 @@ func (d *DiagonalStep) Next(x, px *Node) *Node {
 	return Add(Add(Mul(x, d.rowRe), Mul(swapped, d.rowIm)), px)
 }
 
-// States implements Sequencer: x_1 … x_T for the inputs u [batch, T, In] from x_0, by the
-// parallel scan (scan.DiagonalComplex), [batch, T, 2N].
+// States implements Sequencer: x_1 … x_T for the inputs u [batch, T, In] from x_0, by
+// blocks (scan.DiagonalComplex), [batch, T, 2N].
 func (d *DiagonalStep) States(x0, u *Node) *Node {
 	return scan.DiagonalComplex(d.lamRe, d.lamIm, d.Project(u), x0)
+}
+
+// Filter implements Filter: R x_t + b_o for the states x_1 … x_T of the inputs u [batch, T,
+// In] from x_0, [batch, T, Out], and x_T, by scan.DiagonalFilter.
+func (d *DiagonalStep) Filter(x0, u *Node) (outputs, last *Node) {
+	y, last := scan.DiagonalFilter(d.lamRe, d.lamIm, d.in, d.out, u, x0)
+	return Add(y, ExpandLeftToRank(d.bias, 3)), last
 }
 
 // Readout returns R x + b_o for states [..., 2N], [..., Out].

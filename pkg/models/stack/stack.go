@@ -87,6 +87,9 @@ func (c *Cell) check() error {
 		case l > 0 && layer.Sizes().In != c.Layers[l-1].Sizes().Out:
 			return fmt.Errorf("stack.Cell: Layers[%d].In = %d, want Layers[%d].Out = %d (a layer reads the one below)", l, layer.Sizes().In, l-1, c.Layers[l-1].Sizes().Out)
 		}
+		if _, ok := layer.(rnn.WholeSequence); ok {
+			return fmt.Errorf("stack.Cell: Layers[%d] (%T) reads its sequences backwards too (rnn.WholeSequence), which a layer read step by step cannot", l, layer)
+		}
 		if _, ok := layer.(rnn.Constrained); ok {
 			return fmt.Errorf("stack.Cell: Layers[%d] (%T) moves its matrices by a rule of its own (rnn.Constrained), which a stack does not carry", l, layer)
 		}

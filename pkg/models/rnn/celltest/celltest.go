@@ -22,7 +22,8 @@
 //     within Config.Budget (NodesPerStep).
 //   - Chunking: running a sequence in chunks, one graph per chunk with the last state of a
 //     chunk feeding the next (as chunked training and analysis.Run do), gives the outputs
-//     and states of the whole sequence in one graph.
+//     and states of the whole sequence in one graph (skipped for an rnn.WholeSequence cell,
+//     which seq.CheckChunk keeps from being cut).
 //   - Step: with Config.Step, a few steps of the graph against the cell's equations
 //     written in plain Go (skipped without it).
 //   - Constrained: for an rnn.Constrained cell, W stays unitary or orthogonal (max |WᴴW − I|
@@ -482,6 +483,9 @@ func checkChunking(cfg Config, _ func(string, ...any)) error {
 	cell, store, scope, err := newCell(cfg, 6)
 	if err != nil {
 		return err
+	}
+	if _, ok := cell.(rnn.WholeSequence); ok {
+		return fmt.Errorf("%w: %T reads its sequences backwards too (rnn.WholeSequence), and is never run in chunks", errSkip, cell)
 	}
 	const batch, T = 2, 5
 	sz := cell.Sizes()

@@ -1,0 +1,254 @@
+package lru
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/scan"
+)
+
+// Block is one layer of the deep LRU of [1] §3 and appendix A (the authors' SequenceLayer): a
+// normalisation, the LRU, a gated linear unit and a skip connection, all of width H,
+//
+//	v_t = LayerNorm(e_t)                                      (over the H features, gain g, bias β)
+//	x_t = λ ⊙ x_{t−1} + γ ⊙ (B v_t)                           (the LRU of the package doc)
+//	y_t = Re(C x_t) + D ⊙ v_t
+//	z_t = e_t + (y_t W_1 + b_1) ⊙ σ(y_t W_2 + b_2)
+//
+// with e_t the block's input u_t when In = H, else u_t E + b_e (the network's linear encoder,
+// in its first block), and the output z_t when Out = H, else z_t W_o + b_o (its decoder, in the
+// last block). A deep LRU is a stack of blocks (package stack: stack.New(b_1, …, b_L), b_1 with
+// In the task's inputs, b_L with Out its outputs). Here the skip term D v_t is back: the state
+// carries e_t beside x, [Re x | Im x | e], 2N + H floats, so that the readout sees it.
+//
+// [1] trains the network with AdamW and a smaller learning rate for the recurrent parameters.
+// GoMLX v0.28.15 has AdamW (ml/train/optimizer: Adam().WeightDecay(w), which also applies
+// gradients computed elsewhere, UpdateGraphWithGradients, as the chunked trainer would need),
+// but with one learning rate for all the variables under the scope it is given (its
+// LearningRateVar lives in that scope) and weight decay on all of them (adam.go's TODO): a
+// rate of their own for ν, θ and γ takes them under a scope of their own and a second Adam
+// there. This project's trainer (train.RMSProp) instead scales a variable's rate by
+// rnn.LRScaled. LayerNorm(e) = (e − mean e) / √(var e + ε) ⊙ g + β, ε = 1e-5 as in Flax's
+// LayerNorm, which the authors' code uses.
+//
+// Initialisation: λ, γ, B and C as the Cell's (package doc, with H inputs and outputs), D ~
+// N(0, 1) and g = 1, β = 0, b = 0 as in the authors' code; W_1, W_2, E and W_o Glorot-uniform.
+//
+// The block's Step is an rnn.Sequencer and an rnn.Filter: a chunk's states x by
+// scan.DiagonalComplex beside e, and its outputs from them, so that a stack of blocks trains
+// by whole-chunk operations, layer after layer (train.Config.Scan; package stack's Filter).
+type Block struct {
+	In, H, N, Out int
+	// RMin, RMax and MaxPhase are the Cell's (0: the defaults).
+	RMin, RMax, MaxPhase float64
+	Type                 dtypes.DType // zero value: Float32
+}
+
+// layerNormEps is ε of LayerNorm (Flax's default, the authors' code's normalisation).
+const layerNormEps = 1e-5
+
+// lru returns the LRU inside the block, as a Cell of H inputs and outputs.
+func (b *Block) lru() *Cell {
+	return &Cell{In: b.H, N: b.N, Out: b.H, RMin: b.RMin, RMax: b.RMax, MaxPhase: b.MaxPhase, Type: b.Type}
+}
+
+// Sizes implements rnn.Cell: the state is [Re x | Im x | e], 2N + H floats.
+func (b *Block) Sizes() rnn.Sizes { return rnn.Sizes{In: b.In, State: 2*b.N + b.H, Out: b.Out} }
+
+// DType implements rnn.Cell.
+func (b *Block) DType() dtypes.DType { return rnn.OrFloat32(b.Type) }
+
+// NumParams returns the number of trainable parameters: the LRU's 3N + 4HN, D and the
+// LayerNorm's gain and bias 3H, the gates 2H² + 2H, and In·H + H for the encoder when In ≠ H,
+// H·Out + Out for the decoder when Out ≠ H.
+func (b *Block) NumParams() int {
+	n := 3*b.N + 4*b.H*b.N + 3*b.H + 2*b.H*b.H + 2*b.H
+	if b.In != b.H {
+		n += b.In*b.H + b.H
+	}
+	if b.Out != b.H {
+		n += b.H*b.Out + b.Out
+	}
+	return n
+}
+
+// variables lists the block's variables (rnn.Var); with rng nil the values are left out.
+func (b *Block) variables(rng *rand.Rand) []rnn.Var {
+	c := b.lru()
+	vars := c.variables(rng)
+	lruVars := vars[:len(vars)-1] // the Cell's without its output bias "bo"
+	var out []rnn.Var
+	if b.In != b.H {
+		out = append(out,
+			rnn.Var{Name: "E", Dims: []int{b.In, b.H}, Values: rnn.GlorotUniform(rng, b.In, b.H)},
+			rnn.Var{Name: "be", Dims: []int{b.H}, Values: zeros(rng, b.H)})
+	}
+	ones := zeros(rng, b.H)
+	for i := range ones {
+		ones[i] = 1
+	}
+	out = append(out, rnn.Var{Name: "ln_g", Dims: []int{b.H}, Values: ones}, rnn.Var{Name: "ln_b", Dims: []int{b.H}, Values: zeros(rng, b.H)})
+	out = append(out, lruVars...)
+	out = append(out,
+		rnn.Var{Name: "D", Dims: []int{b.H}, Values: rnn.Gaussian(rng, b.H, 1)},
+		rnn.Var{Name: "W1", Dims: []int{b.H, b.H}, Values: rnn.GlorotUniform(rng, b.H, b.H)},
+		rnn.Var{Name: "b1", Dims: []int{b.H}, Values: zeros(rng, b.H)},
+		rnn.Var{Name: "W2", Dims: []int{b.H, b.H}, Values: rnn.GlorotUniform(rng, b.H, b.H)},
+		rnn.Var{Name: "b2", Dims: []int{b.H}, Values: zeros(rng, b.H)})
+	if b.Out != b.H {
+		out = append(out,
+			rnn.Var{Name: "Wo", Dims: []int{b.H, b.Out}, Values: rnn.GlorotUniform(rng, b.H, b.Out)},
+			rnn.Var{Name: "bo", Dims: []int{b.Out}, Values: zeros(rng, b.Out)})
+	}
+	return out
+}
+
+// zeros returns n zeros, or nil when rng is nil (the shapes-only listing of variables).
+func zeros(rng *rand.Rand, n int) []float64 {
+	if rng == nil {
+		return nil
+	}
+	return make([]float64, n)
+}
+
+// Init implements rnn.Cell. It returns an error naming the field when In, H, N or Out is < 1,
+// or when the LRU's fields are out of range (Cell.Init's errors).
+func (b *Block) Init(scope *model.Scope, rng *rand.Rand) error {
+	if err := rnn.CheckSizes("lru.Block", "In", b.In, "H", b.H, "N", b.N, "Out", b.Out); err != nil {
+		return err
+	}
+	if err := b.lru().check(); err != nil {
+		return fmt.Errorf("lru.Block: %w", err)
+	}
+	return rnn.CreateVariables(scope, b.DType(), b.variables(rng))
+}
+
+// Build implements rnn.Cell. It panics if Init was not called or created variables of other
+// shapes (a different configuration).
+func (b *Block) Build(scope *model.Scope, g *Graph) rnn.Step {
+	v := rnn.ReadVariables(scope, g, b.variables(nil), b)
+	lr, li := Lambda(v["nu_log"], v["theta_log"])
+	gamma := InsertAxes(Exp(v["gamma_log"]), 0)
+	in := Concatenate([]*Node{Mul(v["B_re"], gamma), Mul(v["B_im"], gamma)}, 1)
+	readout := Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0)
+	return &blockStep{b: b, v: v, lr: lr, li: li, in: in, readout: readout, lru: rnn.NewDiagonal(lr, li, in, readout, ZerosLike(v["D"]))}
+}
+
+type blockStep struct {
+	b       *Block
+	v       map[string]*Node
+	lr, li  *Node             // λ's parts, [N] each
+	in      *Node             // [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ], [H, 2N]
+	readout *Node             // [Re Cᵀ; −Im Cᵀ], [2N, H]
+	lru     *rnn.DiagonalStep // its Next: the recurrence of x
+}
+
+var (
+	_ rnn.Sequencer = (*blockStep)(nil)
+	_ rnn.Filter    = (*blockStep)(nil)
+)
+
+// dense returns x·w + bias for x [..., K], w [K, M] and bias [M] (nil: none), as one matrix
+// product of x's rows, [rows, K]·[K, M]: its gradient with respect to w then contracts the rows
+// of two matrices, which the Go backend lays out with its fast 2-D transposes (a rank-3 x has its
+// generic transpose).
+func dense(x, w, bias *Node) *Node {
+	dims := x.Shape().Dimensions
+	k, m := dims[len(dims)-1], w.Shape().Dim(1)
+	y := DotGeneral(Reshape(x, x.Shape().Size()/k, k), []int{1}, nil, w, []int{0}, nil)
+	if bias != nil {
+		y = Add(y, InsertAxes(bias, 0))
+	}
+	return Reshape(y, append(dims[:len(dims)-1:len(dims)-1], m)...)
+}
+
+// Initial returns [x_0 | e_0] = 0, [batch, 2N + H].
+func (s *blockStep) Initial(batch int) *Node {
+	return Zeros(s.v["D"].Graph(), shapes.Make(s.v["D"].DType(), batch, 2*s.b.N+s.b.H))
+}
+
+// encode returns e = u or u E + b_e, [..., H].
+func (s *blockStep) encode(u *Node) *Node {
+	if s.b.In == s.b.H {
+		return u
+	}
+	return dense(u, s.v["E"], s.v["be"])
+}
+
+// norm returns LayerNorm(e) over the last axis.
+func (s *blockStep) norm(e *Node) *Node {
+	mean := ReduceAndKeep(e, ReduceMean, -1)
+	d := Sub(e, mean)
+	sd := Sqrt(AddScalar(ReduceAndKeep(Square(d), ReduceMean, -1), layerNormEps))
+	r := e.Rank()
+	return Add(Mul(Div(d, sd), ExpandLeftToRank(s.v["ln_g"], r)), ExpandLeftToRank(s.v["ln_b"], r))
+}
+
+// drive returns γ ⊙ B v, the LRU's input, [..., 2N].
+func (s *blockStep) drive(v *Node) *Node { return dense(v, s.in, nil) }
+
+// Project returns [γ ⊙ B v | e] for every step of u, [..., 2N + H].
+func (s *blockStep) Project(u *Node) *Node {
+	e := s.encode(u)
+	return Concatenate([]*Node{s.drive(s.norm(e)), e}, -1)
+}
+
+// split returns x and e of states [..., 2N + H].
+func (s *blockStep) split(h *Node) (x, e *Node) {
+	n := 2 * s.b.N
+	return SliceAxis(h, -1, AxisRange(0, n)), SliceAxis(h, -1, AxisRange(n, n+s.b.H))
+}
+
+// Next returns [λ ⊙ x + γ ⊙ B v | e] from the state and Project's row.
+func (s *blockStep) Next(h, px *Node) *Node {
+	x, _ := s.split(h)
+	p, e := s.split(px)
+	return Concatenate([]*Node{s.lru.Next(x, p), e}, -1)
+}
+
+// states returns x_1 … x_T, [batch, T, 2N], by scan.DiagonalComplex, and e, [batch, T, H],
+// for the inputs u [batch, T, In] from h0.
+func (s *blockStep) states(h0, u *Node) (x, e *Node) {
+	x0, _ := s.split(h0)
+	e = s.encode(u)
+	return scan.DiagonalComplex(s.lr, s.li, s.drive(s.norm(e)), x0), e
+}
+
+// States implements rnn.Sequencer: [x_t | e_t] for the inputs u [batch, T, In] from h0.
+func (s *blockStep) States(h0, u *Node) *Node {
+	x, e := s.states(h0, u)
+	return Concatenate([]*Node{x, e}, -1)
+}
+
+// Filter implements rnn.Filter: the outputs and the last state [x_T | e_T] for the inputs u
+// [batch, T, In] from h0, the outputs read from x and e as they come (not from their
+// concatenation).
+func (s *blockStep) Filter(h0, u *Node) (outputs, last *Node) {
+	x, e := s.states(h0, u)
+	T := u.Shape().Dim(1)
+	lastStep := func(v *Node) *Node { return Squeeze(SliceAxis(v, 1, AxisElem(T-1)), 1) }
+	return s.output(x, e), Concatenate([]*Node{lastStep(x), lastStep(e)}, -1)
+}
+
+// Readout returns z (or z W_o + b_o) for states [..., 2N + H].
+func (s *blockStep) Readout(states *Node) *Node {
+	return s.output(s.split(states))
+}
+
+// output returns z (or z W_o + b_o) from x [..., 2N] and e [..., H].
+func (s *blockStep) output(x, e *Node) *Node {
+	r := e.Rank()
+	v := s.norm(e)
+	y := Add(dense(x, s.readout, nil), Mul(v, ExpandLeftToRank(s.v["D"], r)))
+	z := Add(e, Mul(dense(y, s.v["W1"], s.v["b1"]), Sigmoid(dense(y, s.v["W2"], s.v["b2"]))))
+	if s.b.Out == s.b.H {
+		return z
+	}
+	return dense(z, s.v["Wo"], s.v["bo"])
+}

@@ -1,0 +1,55 @@
+package rnn
+
+import (
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// NoiseKey names the variables of the cells that draw random numbers while they train
+// (dropout, package dropout): an Int32 [2], not trained (NoiseVar), holding a 62-bit key in
+// two halves of 31 bits, or 0, 0 for no noise. A cell reads it as a graph node and draws its
+// numbers as a pure function of the key and the time step (a counter-based generator), so
+// that a chunk recomputed in the backward pass draws what its forward pass drew.
+//
+// Noise is off unless the trainer turns it on: train.Trainer.Run sets every NoiseKey under
+// the model's scope to a key derived from Config.Seed and the step (SetNoise) for the
+// training pass of that step, and back to 0 after it, so that held-out evaluation, the
+// analyses and a checkpoint see the cell without noise, and a resumed run draws what an
+// uninterrupted one drew.
+//
+// GoMLX's own dropout (layers.Dropout) does not fit here: it acts when the graph is marked
+// as training, which every graph of this project is (LiveVariables), and it draws from the
+// store's generator state (#rngState), which advances at every execution, so the recomputed
+// chunk of chunked BPTT would draw another mask than its forward pass.
+const NoiseKey = "noise-key"
+
+// NoiseVar is the declaration of a cell's NoiseKey variable, initially 0, 0 (no noise).
+func NoiseVar() Var {
+	return Var{Name: NoiseKey, Dims: []int{2}, DType: dtypes.Int32, Frozen: true, Values: []float64{0, 0}}
+}
+
+// noiseHalf is the mask of each half of a key: 31 bits, so that both halves are
+// non-negative Int32s.
+const noiseHalf = 1<<31 - 1
+
+// SetNoise sets every NoiseKey variable under scope (sub-scopes included) to key: its low
+// 62 bits, with key 0 meaning no noise (a nonzero key whose low 62 bits are 0 is taken as 1).
+// It returns the number of variables set (0 for a cell without noise).
+func SetNoise(scope *model.Scope, key uint64) (int, error) {
+	hi, lo := int32(key>>31&noiseHalf), int32(key&noiseHalf)
+	if key != 0 && hi == 0 && lo == 0 {
+		lo = 1
+	}
+	n := 0
+	for v := range scope.IterVariables() {
+		if v.Name() != NoiseKey {
+			continue
+		}
+		if err := v.SetValue(tensors.FromFlatDataAndDimensions([]int32{hi, lo}, 2)); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
