@@ -129,6 +129,33 @@ func SpectralRadius(values []complex128) float64 {
 	return r
 }
 
+// ModulusRange returns the smallest and the largest |λ| over values (+Inf and 0 when there are
+// none): how far a spectrum strays from the unit circle on either side, which a unitary or
+// orthogonal W keeps at 1 and 1 to rounding.
+func ModulusRange(values []complex128) (lo, hi float64) {
+	lo = math.Inf(1)
+	for _, v := range values {
+		lo, hi = math.Min(lo, cmplx.Abs(v)), math.Max(hi, cmplx.Abs(v))
+	}
+	return lo, hi
+}
+
+// RelativeChange returns ‖b − a‖_F / ‖a‖_F for two matrices of the same shape, row-major:
+// how far training moved a recurrent matrix from its initialisation a to b (0 for a matrix
+// that did not move, such as an echo state network's reservoir). It panics if the lengths
+// differ.
+func RelativeChange(a, b []float64) float64 {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("analysis: RelativeChange of %d and %d values", len(a), len(b)))
+	}
+	var d, n float64
+	for i := range a {
+		d += (b[i] - a[i]) * (b[i] - a[i])
+		n += a[i] * a[i]
+	}
+	return math.Sqrt(d / n)
+}
+
 // PowerNorms returns ‖Wⁿ h‖₂ for n = 0, 1, …, steps, where W is the r×r row-major matrix w
 // and h a random unit vector drawn from seed: how a linear recurrence h_t = W h_{t−1}
 // amplifies or forgets its initial state (Barber, "memory decay"). It panics if

@@ -300,3 +300,52 @@ func TestPowerNorms(t *testing.T) {
 		}
 	}
 }
+
+// TestModulusRange: the spectrum of a rotation by 1 radian scaled by 0.5 (0.5·e^{±i}), one
+// spread from 0.25 to 2; an empty spectrum gives +Inf and 0.
+func TestModulusRange(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []complex128
+		lo, hi float64
+	}{
+		{"on a circle", []complex128{cmplx.Rect(0.5, 1), cmplx.Rect(0.5, -1)}, 0.5, 0.5},
+		{"apart", []complex128{2, -0.25i, 1}, 0.25, 2},
+		{"none", nil, math.Inf(1), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lo, hi := analysis.ModulusRange(tc.values)
+			near := func(got, want float64) bool { return got == want || math.Abs(got-want) <= 1e-12 }
+			if !near(lo, tc.lo) || !near(hi, tc.hi) {
+				t.Errorf("ModulusRange = %g, %g; want %g, %g", lo, hi, tc.lo, tc.hi)
+			}
+		})
+	}
+}
+
+// TestRelativeChange: ‖b − a‖_F / ‖a‖_F on matrices whose answer is known.
+func TestRelativeChange(t *testing.T) {
+	a := []float64{3, 0, 0, 4} // ‖a‖_F = 5
+	for _, tc := range []struct {
+		name string
+		b    []float64
+		want float64
+	}{
+		{"unchanged", []float64{3, 0, 0, 4}, 0},
+		{"doubled", []float64{6, 0, 0, 8}, 1},
+		{"one entry", []float64{3, 0, 0, 7}, 0.6},
+		{"negated", []float64{-3, 0, 0, -4}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := analysis.RelativeChange(a, tc.b); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("RelativeChange = %g, want %g", got, tc.want)
+			}
+		})
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("RelativeChange of 4 and 3 values did not panic")
+		}
+	}()
+	analysis.RelativeChange(a, a[:3])
+}

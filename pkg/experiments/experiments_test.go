@@ -9,6 +9,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
@@ -217,33 +218,21 @@ func TestTinyRuns(t *testing.T) {
 // number of free parameters (within 5%), except the ESN (the uRNN's width) and the LSTM (the
 // paper's size), as docs/SETTINGS.md says.
 func TestSuccessorsBudget(t *testing.T) {
-	type freeParamser interface{ FreeParams() int }
-	type numParamser interface{ NumParams() int }
-	free := func(c any) int {
-		if f, ok := c.(freeParamser); ok {
-			return f.FreeParams()
-		}
-		return c.(numParamser).NumParams()
-	}
-	n := 0
-	for _, task := range []string{"copy-T500", "adding-T400"} {
+	for _, task := range []string{"copy", "adding"} {
 		var budget int
 		for _, kind := range SuccessorKinds {
-			var p Preset
-			for _, q := range Presets() {
-				if strings.HasPrefix(q.Name, "successors/"+task+"/"+kind+"-") {
-					p = q
-				}
+			p, err := Successor(task, kind)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if p.Name == "" {
-				t.Fatalf("no preset successors/%s/%s-…", task, kind)
+			if p.Task.Kind != task || p.Model.Kind != kind || !strings.HasPrefix(p.Name, "successors/"+task+"-T") {
+				t.Fatalf("Successor(%q, %q) = %s (task %s, model %s)", task, kind, p.Name, p.Task.Kind, p.Model.Kind)
 			}
 			cell, _, err := p.Build()
 			if err != nil {
 				t.Fatal(err)
 			}
-			n++
-			got := free(cell)
+			_, got := rnn.Params(cell)
 			switch kind {
 			case "urnn":
 				budget = got
@@ -255,8 +244,10 @@ func TestSuccessorsBudget(t *testing.T) {
 			}
 		}
 	}
-	if n != 2*len(SuccessorKinds) {
-		t.Errorf("%d successors presets checked, want %d", n, 2*len(SuccessorKinds))
+	for _, bad := range [][2]string{{"varcopy", "urnn"}, {"copy", "lt-ornn"}} {
+		if p, err := Successor(bad[0], bad[1]); err == nil {
+			t.Errorf("Successor(%q, %q) = %s, want an error", bad[0], bad[1], p.Name)
+		}
 	}
 }
 
