@@ -460,6 +460,16 @@ func TestColorByModel(t *testing.T) {
 	if b.Series[1].Color == b.Series[2].Color || b.Series[3].Color != "#555555" {
 		t.Errorf("colours %q, %q, baseline %q: want two different ones and the baseline's own", b.Series[1].Color, b.Series[2].Color, b.Series[3].Color)
 	}
+	// Every kind has a colour of its own, whichever other models share its chart.
+	seen := map[string]string{}
+	for _, kind := range experiments.Kinds {
+		c := plots.Chart{Series: []plots.Series{{Name: kind + " 8"}}}
+		ColorByModel(&c)
+		if other, ok := seen[c.Series[0].Color]; ok {
+			t.Errorf("kinds %s and %s share the colour %s", other, kind, c.Series[0].Color)
+		}
+		seen[c.Series[0].Color] = kind
+	}
 }
 
 // TestChartPlateau: a chart of variable-length copy runs draws the timing plateau S·ln K/(T + 2S)
