@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/urnn-notebooks/longmemory/pkg/hessianfree"
 	"github.com/urnn-notebooks/longmemory/pkg/models/bidir"
 	"github.com/urnn-notebooks/longmemory/pkg/models/dropout"
 	"github.com/urnn-notebooks/longmemory/pkg/models/esn"
@@ -246,6 +247,30 @@ var models = []model{
 	// Gu et al. 2022's diagonal state-space model S4D: Hidden complex modes, S4D-Lin, ZOH, one
 	// layer, a 2·Re(C x) readout (no D·u skip term; pkg/models/s4d). |Ā| < 1, not unitary.
 	{kind: "s4d", cell: func(m Model, in, out int, _ bool) rnn.Cell { return s4d.New(in, m.Hidden, out) }},
+	// Orvieto et al. 2023's deep LRU (§3, appendix A): Layers blocks (default DeepLRULayers) of
+	// LayerNorm, an LRU of Hidden complex units, a GLU and a skip connection, Hidden features
+	// wide, the first block encoding the inputs and the last decoding the outputs
+	// (pkg/models/lru: Block, stacked by pkg/models/stack); ν, θ and γ at
+	// lru.PaperRecurrentLR times the rate (and without AdamW's weight decay), as the paper
+	// trains them.
+	{kind: "lru-deep", layered: true, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+		layers := m.Layers
+		if layers == 0 {
+			layers = DeepLRULayers
+		}
+		blocks := make([]rnn.Cell, layers)
+		for l := range blocks {
+			b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: lru.PaperRecurrentLR}
+			if l == 0 {
+				b.In = in
+			}
+			if l == layers-1 {
+				b.Out = out
+			}
+			blocks[l] = b
+		}
+		return stack.New(blocks...)
+	}},
 }
 
 // lookup returns the models table's line of kind.
@@ -633,6 +658,15 @@ func Presets() []Preset {
 			Train: train.Config{Steps: 10000, Batch: 20, Chunk: ChunkFor(100), Optimizer: arjovskyOptimizer(m.Kind)},
 		})
 	}
+	// Galvan §2.2.2 (Martens & Sutskever 2011): Hessian-free optimisation with structural
+	// damping on the multiplication problem at a short T, the whole sequence in one graph
+	// (the curvature products need it; package hessianfree).
+	out = append(out, Preset{
+		Name:  "martens/multiplication-T30/tanh-16-hf",
+		Paper: "Galvan 2015 §2.2.2 (Martens & Sutskever 2011): Hessian-free optimisation, multiplication T=30",
+		Model: Model{Kind: "tanh", Hidden: 16}, Task: Task{Kind: "multiplication", T: 30},
+		Train: train.Config{Steps: 200, Batch: 100, HessianFree: martensHF},
+	})
 	// Barber's slides, "Bidirectional RNNs": a one-way LSTM against a bidirectional one (an LSTM
 	// each way) on labels that need the symbols 5 steps before and after (tasks.BothSides, T =
 	// 20, K = 4: baselines 2 ln 4 memoryless, ln 4 one-way), at Arjovsky et al.'s settings.
@@ -665,8 +699,38 @@ func Presets() []Preset {
 			Train: train.Config{Steps: 5000, Batch: 20, Optimizer: arjovskyOptimizer(m.Kind)},
 		})
 	}
+	// Orvieto et al. 2023 (the LRU) on the uRNN's copy task far beyond its T (issue 37): the
+	// deep LRU in Arjovsky et al.'s layout, trained through its filter (Scan) with the whole
+	// sequence in one graph (Chunk 0: the filter's memory is that of the inputs and outputs, and
+	// chunks of 128 make its step about twice as slow), by AdamW at the paper's rates
+	// (lruAdamW).
+	for _, T := range []int{1000, 10000} {
+		m := Model{Kind: "lru-deep", Hidden: DeepLRUHidden}
+		out = append(out, Preset{
+			Name:  fmt.Sprintf("orvieto/copy-T%d/%s-%d", T, m.Kind, m.Hidden),
+			Paper: fmt.Sprintf("Orvieto et al. 2023 (the deep LRU, AdamW at minimal-LRU's rates), copy T=%d in Arjovsky et al. 2016 §4.1's layout", T),
+			Model: m, Task: Task{Kind: "copy", T: T},
+			Train: train.Config{Steps: 3000, Batch: 20, Scan: true, AdamW: lruAdamW},
+		})
+	}
 	return out
 }
+
+// The deep LRU presets' size: DeepLRULayers blocks of DeepLRUHidden features and as many
+// complex units each.
+const (
+	DeepLRULayers = 2
+	DeepLRUHidden = 64
+)
+
+// lruAdamW is the deep LRU's optimiser: AdamW with base rate 1e-3 and weight decay 0.05, the
+// defaults (lr_base, weight_decay) of minimal-LRU (github.com/NicolasZucchet/minimal-LRU,
+// run_train.py), the public reproduction of Orvieto et al. 2023 (whose own appendix was not
+// read here);
+// the recurrent parameters at half that rate and undecayed (lru.PaperRecurrentLR). β₁, β₂ and
+// ε are optax's defaults (train.AdamW's). The paper's cosine schedule and warm-up are left out
+// (a constant rate, as every preset here).
+var lruAdamW = train.AdamW{LR: 1e-3, WeightDecay: 0.05}
 
 // WholeSequence is the longest task length T whose presets backpropagate through the whole
 // sequence in one graph (ChunkFor).
@@ -734,6 +798,11 @@ func henaff(task string, T int, m Model, fig string) Preset {
 		Train: cfg,
 	}
 }
+
+// martensHF is the Hessian-free setting of the martens/* presets: at most 50 CG iterations a
+// step, structural damping μ = 0.3, λ starting at 1 and CG's warm start ζ = 0.95 (the
+// defaults; hessianfree.Settings).
+var martensHF = hessianfree.Settings{CGIters: 50, StructuralDamping: 0.3}
 
 // arjovskyOptimizer is RMSProp with learning rate 1e-3 and decay 0.9; the LSTM's and the
 // RNNs' gradients are clipped element-wise at 1, the uRNN's are not (§4), nor those of the

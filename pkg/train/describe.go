@@ -34,13 +34,19 @@ func DescribeTask(task tasks.Task) string { return describe("task", task) }
 
 // describe returns "<kind>/<DescriptionVersion> <type>{<fields>}" for x (see Describe).
 func describe(kind string, x any) string {
+	return fmt.Sprintf("%s/%d %s", kind, DescriptionVersion, describeValue(x))
+}
+
+// describeValue returns "<type>{<fields>}" for a struct or a pointer to one (see Describe),
+// "<type>(<%+v>)" for anything else.
+func describeValue(x any) string {
 	v := reflect.ValueOf(x)
 	typ := fmt.Sprintf("%T", x)
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
 	if v.Kind() != reflect.Struct {
-		return fmt.Sprintf("%s/%d %s(%+v)", kind, DescriptionVersion, typ, x)
+		return fmt.Sprintf("%s(%+v)", typ, x)
 	}
 	var parts []string
 	for i := range v.NumField() {
@@ -55,11 +61,37 @@ func describe(kind string, x any) string {
 		if f.CanInterface() {
 			val = fmt.Sprintf("%+v", f.Interface()) // with the field's String method, if any
 		}
+		if (f.Kind() == reflect.Slice || f.Kind() == reflect.Array) && f.CanInterface() {
+			val = describeElements(f)
+		}
 		if len(val) > longValue {
 			sum := sha256.Sum256([]byte(val))
 			val = fmt.Sprintf("#%x", sum[:8])
 		}
 		parts = append(parts, v.Type().Field(i).Name+":"+val)
 	}
-	return fmt.Sprintf("%s/%d %s{%s}", kind, DescriptionVersion, typ, strings.Join(parts, " "))
+	return fmt.Sprintf("%s{%s}", typ, strings.Join(parts, " "))
+}
+
+// describeElements returns "[e₀ e₁ …]": a struct element, or a pointer to one (the layers of
+// a stack.Cell), as describeValue gives it, where %+v of the slice would give the pointer's
+// address, which differs from run to run; any other element as %+v gives it.
+func describeElements(f reflect.Value) string {
+	parts := make([]string, f.Len())
+	for i := range parts {
+		e := f.Index(i)
+		for e.Kind() == reflect.Interface && !e.IsNil() {
+			e = e.Elem()
+		}
+		d := e
+		for d.Kind() == reflect.Pointer && !d.IsNil() {
+			d = d.Elem()
+		}
+		if d.Kind() == reflect.Struct {
+			parts[i] = describeValue(e.Interface())
+		} else {
+			parts[i] = fmt.Sprintf("%+v", e.Interface())
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
@@ -28,6 +29,14 @@ func TestDescribe(t *testing.T) {
 		if got := Describe(tc.cell); got != tc.want {
 			t.Errorf("Describe = %q, want %q", got, tc.want)
 		}
+	}
+	// A stack's layers are described by their fields, not their addresses.
+	layers := func(n int) rnn.Cell { return stack.New(rnn.NewTanh(2, n, 3), rnn.NewTanh(3, 4, 1)) }
+	if a, b := Describe(layers(4)), Describe(layers(4)); a != b || a == Describe(layers(5)) {
+		t.Errorf("Describe of equal stacks: %q and %q; of another: %q", a, b, Describe(layers(5)))
+	}
+	if got, want := Describe(stack.New(rnn.NewTanh(2, 4, 1))), "cell/1 *stack.Cell{Layers:[*rnn.Simple{In:2 N:4 Out:1}]}"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
 	}
 	// Preset weights are described by their content (a hash), not their address.
 	w := func() *ltrnn.Cell {

@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
 
+	"github.com/urnn-notebooks/longmemory/pkg/hessianfree"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/seq"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
@@ -45,6 +46,13 @@ type Config struct {
 	// ScaleHiddenGrad divides the gradients with respect to the hidden activations by the
 	// sequence length T (Henaff et al. §4, "for all experiments"): Runner.HiddenGradScale = 1/T.
 	ScaleHiddenGrad bool
+	// AdamW, when its LR is set, trains instead of RMSProp (Optimizer's clipping and Nesterov
+	// must then be unset; adamw.go). Left out of run.json when off.
+	AdamW AdamW `json:",omitzero"`
+	// HessianFree, when its CGIters is set, trains by Martens & Sutskever 2011's Hessian-free
+	// optimisation (Galvan §2.2.2; package hessianfree) instead of Optimizer. Left out of
+	// run.json when off.
+	HessianFree hessianfree.Settings `json:",omitzero"`
 }
 
 // WithDefaults returns c with each zero field replaced by its default (the Optimizer's
@@ -81,8 +89,16 @@ func (c Config) WithDefaults() (Config, error) {
 		return c, fmt.Errorf("train: Config.Orthogonality.LR = %g with Points = 0: the orthogonality penalty is off (Henaff's pooling presets turn it on)", c.Orthogonality.LR)
 	}
 	var err error
-	c.Optimizer, err = c.Optimizer.withDefaults()
-	return c, err
+	if c.HessianFree, err = c.HessianFree.WithDefaults(); err != nil {
+		return c, fmt.Errorf("train: Config.HessianFree: %w", err)
+	}
+	if c.Optimizer, err = c.Optimizer.withDefaults(); err != nil {
+		return c, err
+	}
+	if c.AdamW, err = c.AdamW.withDefaults(); err != nil {
+		return c, err
+	}
+	return c, c.checkAdamW()
 }
 
 // withTaskDefaults sizes the default held-out batch for task, and checks that one training
@@ -150,10 +166,12 @@ type Trainer struct {
 	// an older, intact one (nil if none).
 	Skipped []error
 
-	updater     *updater
+	updater     optimizer        // RMSProp or AdamW
 	constrained *constrainedStep // nil unless the cell is rnn.Constrained
 	ortho       *orthoStep       // nil when Config.Orthogonality is off
 	eval        *tasks.Batch
+
+	hf *hessianfree.Optimizer // nil unless Config.HessianFree is on (updater is nil then)
 }
 
 // Salts that separate the random streams derived from Config.Seed.
@@ -207,7 +225,11 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	if err != nil {
 		return nil, err
 	}
-	if t.updater, err = newUpdater(backend, store, t.Runner.Vars, t.constrained.skip(t.Runner.Vars), scale, cfg.Optimizer); err != nil {
+	if cfg.HessianFree.On() {
+		if t.hf, err = newHessianFree(backend, t); err != nil {
+			return nil, err
+		}
+	} else if t.updater, err = newOptimizer(backend, store, t.Runner.Vars, t.constrained.skip(t.Runner.Vars), scale, cfg); err != nil {
 		return nil, err
 	}
 	// Held out: fresh sequences also when the training batches come from a fixed set (tasks.Pool).
@@ -215,7 +237,7 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 		return nil, err
 	}
 	if cfg.Orthogonality.Points != 0 {
-		if t.ortho, err = newOrthoStep(t, t.updater.opt.LR); err != nil {
+		if t.ortho, err = newOrthoStep(t, cfg.Optimizer.LR); err != nil {
 			return nil, err
 		}
 	}
@@ -329,7 +351,12 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 			return fmt.Errorf("train: step %d of %T on %s: %s; stopped before updating the variables; last good checkpoint: %s",
 				t.Step+1, t.Cell, t.Task, bad, lastGood())
 		}
-		norm, err := t.updater.apply(res.Grads)
+		var norm float64
+		if t.hf != nil {
+			norm, err = t.hessianFreeStep(b, res)
+		} else {
+			norm, err = t.updater.apply(res.Grads)
+		}
 		if err != nil {
 			return err
 		}

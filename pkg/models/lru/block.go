@@ -2,6 +2,7 @@ package lru
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
@@ -27,15 +28,12 @@ import (
 // In the task's inputs, b_L with Out its outputs). Here the skip term D v_t is back: the state
 // carries e_t beside x, [Re x | Im x | e], 2N + H floats, so that the readout sees it.
 //
-// [1] trains the network with AdamW and a smaller learning rate for the recurrent parameters.
-// GoMLX v0.28.15 has AdamW (ml/train/optimizer: Adam().WeightDecay(w), which also applies
-// gradients computed elsewhere, UpdateGraphWithGradients, as the chunked trainer would need),
-// but with one learning rate for all the variables under the scope it is given (its
-// LearningRateVar lives in that scope) and weight decay on all of them (adam.go's TODO): a
-// rate of their own for ν, θ and γ takes them under a scope of their own and a second Adam
-// there. This project's trainer (train.RMSProp) instead scales a variable's rate by
-// rnn.LRScaled. LayerNorm(e) = (e − mean e) / √(var e + ε) ⊙ g + β, ε = 1e-5 as in Flax's
-// LayerNorm, which the authors' code uses.
+// [1] trains the network with AdamW and a smaller learning rate, without weight decay, for the
+// recurrent parameters ν^log, θ^log and γ^log: RecurrentLR gives their rate as a multiple of
+// the others' (rnn.LRScaled), and train.AdamW leaves the variables so scaled undecayed (its doc
+// says why it is the project's own update and not GoMLX's optimizer.Adam). LayerNorm(e) =
+// (e − mean e) / √(var e + ε) ⊙ g + β, ε = 1e-5 as in Flax's LayerNorm, which the authors'
+// code uses.
 //
 // Initialisation: λ, γ, B and C as the Cell's (package doc, with H inputs and outputs), D ~
 // N(0, 1) and g = 1, β = 0, b = 0 as in the authors' code; W_1, W_2, E and W_o Glorot-uniform.
@@ -48,6 +46,32 @@ type Block struct {
 	// RMin, RMax and MaxPhase are the Cell's (0: the defaults).
 	RMin, RMax, MaxPhase float64
 	Type                 dtypes.DType // zero value: Float32
+	// RecurrentLR trains ν^log, θ^log and γ^log at this multiple of the learning rate
+	// (rnn.LRScaled; [1]: a smaller one, PaperRecurrentLR); 0 keeps one rate for all.
+	RecurrentLR float64
+}
+
+// PaperRecurrentLR is the rate of the recurrent parameters ν, θ, γ as a multiple of the base
+// rate, 0.5: the default lr_factor ("ssm lr = lr_factor * lr_base") of minimal-LRU
+// (github.com/NicolasZucchet/minimal-LRU, run_train.py), the public reproduction that follows
+// [1]'s design choices, with its base rate 1e-3 and weight decay 0.05.
+const PaperRecurrentLR = 0.5
+
+var _ rnn.LRScaled = (*Block)(nil)
+
+// recurrentVars are the variables of Λ and γ, which RecurrentLR scales.
+var recurrentVars = []string{"nu_log", "theta_log", "gamma_log"}
+
+// LRScales implements rnn.LRScaled: ν^log, θ^log and γ^log at RecurrentLR, when set.
+func (b *Block) LRScales() map[string]float64 {
+	if b.RecurrentLR == 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, name := range recurrentVars {
+		out[name] = b.RecurrentLR
+	}
+	return out
 }
 
 // layerNormEps is ε of LayerNorm (Flax's default, the authors' code's normalisation).
@@ -125,6 +149,9 @@ func (b *Block) Init(scope *model.Scope, rng *rand.Rand) error {
 	}
 	if err := b.lru().check(); err != nil {
 		return fmt.Errorf("lru.Block: %w", err)
+	}
+	if r := b.RecurrentLR; !(r >= 0) || math.IsInf(r, 1) {
+		return fmt.Errorf("lru.Block: RecurrentLR = %g, want a number > 0, or 0 for one learning rate", r)
 	}
 	return rnn.CreateVariables(scope, b.DType(), b.variables(rng))
 }

@@ -71,6 +71,28 @@ func (c *Cell) NumParams() int {
 	return n
 }
 
+var _ rnn.LRScaled = (*Cell)(nil)
+
+// LRScales implements rnn.LRScaled: the layers' own scales (the deep LRU's recurrent
+// parameters, lru.Block.RecurrentLR), each name under its layer's scope ("layer0/nu_log");
+// nil when no layer scales any.
+func (c *Cell) LRScales() map[string]float64 {
+	var out map[string]float64
+	for l, layer := range c.Layers {
+		s, ok := layer.(rnn.LRScaled)
+		if !ok {
+			continue
+		}
+		for name, scale := range s.LRScales() {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[fmt.Sprintf("layer%d/%s", l, name)] = scale
+		}
+	}
+	return out
+}
+
 // check returns an error naming the first layer that does not fit: none at all, a nil
 // layer, a constrained one, another dtype, or inputs that are not the outputs of the layer
 // below.
