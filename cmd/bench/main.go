@@ -13,6 +13,7 @@
 // BPTT), RMSProp update (pkg/train's defaults: no clipping), batch 20, as in the reference.
 //
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
+//	bench -one lru-deep:64:copy:10000:scan [-steps 2] [-cpuprofile f] [-eval-batch 100] [-block 32]
 //
 // The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, T/2
 // up to 1000, 128 steps beyond; the whole sequence for a "scan" configuration) unless -chunk
@@ -42,6 +43,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
+	"github.com/urnn-notebooks/longmemory/pkg/scan"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -57,7 +59,8 @@ import (
 // (one layer, 64 complex units, Orvieto et al. 2023) on copy: step by step at T = 1000, and
 // through its filter (an option field "scan": train.Config.Scan, scan.DiagonalFilter, the whole
 // sequence in one graph) at T = 1000, 2000, 5000 and 10 000, for the step time and peak
-// memory against T.
+// memory against T; and the deep LRU of the orvieto presets (two lru.Block layers of 64
+// features and 64 complex units, through their filter) at T = 1000 and 10 000.
 const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
 	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
 	"tanh:80:copy:100,tanh:80:copy:500,tanh:80:copy:2000," +
@@ -68,7 +71,8 @@ const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000,"
 	"fc-urnn:86:adding:400,exprnn:125:adding:400,scornn:125:adding:400,scrn:80:adding:400,esn:512:adding:400," +
 	"urnn:128:copy:100:x2,urnn:128:copy:100:x8,lstm:40:copy:100:x2,lstm:40:copy:100:x8," +
 	"tanh:80:copy:100:x2,tanh:80:copy:100:x8,lt-ornn:80:copy:100:x2,lt-ornn:80:copy:100:x8," +
-	"lru:64:copy:1000,lru:64:copy:1000:scan,lru:64:copy:2000:scan,lru:64:copy:5000:scan,lru:64:copy:10000:scan"
+	"lru:64:copy:1000,lru:64:copy:1000:scan,lru:64:copy:2000:scan,lru:64:copy:5000:scan,lru:64:copy:10000:scan," +
+	"lru-deep:64:copy:1000:scan,lru-deep:64:copy:10000:scan"
 
 // torchModels names, for each model kind the PyTorch reference has, the reference's models
 // that time it: the uRNN twice, "urnn-dense" with W materialised once per step. The one place
@@ -108,6 +112,8 @@ func main() {
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "bench/torch_reference.py", "PyTorch reference script, run by /usr/bin/python3 ('' to skip)")
 	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
+	evalBatch := flag.Int("eval-batch", 20, "with -one: sequences in the held-out batch, evaluated once, on the last step (train.Config.EvalBatch; the presets' default is 100)")
+	block := flag.Int("block", scan.Block, "with -one: the block length C of package scan (scan.Block)")
 	cpuProfile := flag.String("cpuprofile", "", "with -one: write a CPU profile of the timed steps (of all replicas, from the step every one has compiled) to this file (go tool pprof)")
 	flag.Parse()
 	if *one != "" {
@@ -119,7 +125,8 @@ func main() {
 			}
 			profileFile = f
 		}
-		r, err := measure(*one, *steps, *chunk)
+		scan.Block = *block
+		r, err := measure(*one, *steps, *chunk, *evalBatch)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
@@ -275,11 +282,12 @@ func parse(cfg string) (p experiments.Preset, replicas int, err error) {
 // measure trains one configuration for steps+1 steps and reports the median step time;
 // with R replicas, R trainers (seeds 0…R−1) run at once, each in its own goroutine, and the
 // step time is the wall time from the end of the last one's first (compiling) step to the
-// end of the last one, divided by steps.
+// end of the last one, divided by steps. The last step also evaluates evalBatch held-out
+// sequences (in slices of the batch, train.Trainer.EvaluateBatch), whose memory the peak counts.
 // profileFile, when set (-cpuprofile), receives a CPU profile of measure's timed steps.
 var profileFile *os.File
 
-func measure(cfg string, steps, chunk int) (Result, error) {
+func measure(cfg string, steps, chunk, evalBatch int) (Result, error) {
 	p, replicas, err := parse(cfg)
 	if err != nil {
 		return Result{}, err
@@ -300,7 +308,7 @@ func measure(cfg string, steps, chunk int) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		trainers[r], err = train.New(b, cell, task, train.Config{Steps: steps + 1, Batch: 20, Chunk: chunk, EvalEvery: steps + 1, EvalBatch: 20, Seed: uint64(r),
+		trainers[r], err = train.New(b, cell, task, train.Config{Steps: steps + 1, Batch: 20, Chunk: chunk, EvalEvery: steps + 1, EvalBatch: evalBatch, Seed: uint64(r),
 			Scan: p.Train.Scan})
 		if err != nil {
 			return Result{}, err

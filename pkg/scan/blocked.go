@@ -7,8 +7,9 @@ import (
 )
 
 // Block is the block length C of DiagonalComplex and DiagonalFilter (at most: a sequence
-// shorter than Block is one block). A block's matrix products do work that grows with C and
-// the levels of blocks fall with it; 32 is the fastest of 16, 32 and 64 in cmd/bench's LRU
+// shorter than Block is one block, and DiagonalComplex takes the largest divisor of the length
+// between Block/2 and Block when there is one, blockLen). A block's matrix products do work
+// that grows with C and the levels of blocks fall with it; 32 is the fastest of 16, 32 and 64 in cmd/bench's LRU
 // rows (copy, T = 10 000). Tests set it smaller to make many levels out of short sequences.
 var Block = 32
 
@@ -63,13 +64,30 @@ func padTo(x *Node, axis, L int) *Node {
 	return Pad(x, ScalarZero(x.Graph(), x.DType()), pads...)
 }
 
+// blockLen returns the block length C of blocks for L steps: L when L <= Block; else the
+// largest divisor of L in [⌈Block/2⌉, Block] (at least 2), so that the steps fill whole blocks
+// and the sequence-long inputs and states are neither padded nor sliced back (a pad, a slice
+// and their gradients, each a copy of the whole tensor); Block when L has no such divisor (the
+// last block then padded with zeros).
+func blockLen(L int) int {
+	if L <= Block {
+		return L
+	}
+	for c := Block; c >= max(2, (Block+1)/2); c-- {
+		if L%c == 0 {
+			return c
+		}
+	}
+	return Block
+}
+
 // blocks solves x_t = λ ⊙ x_{t−1} + p_t for the inputs p [N, R, L, 2] (unit j, row r, step t,
 // real and imaginary part) and the states x_0 = h0 [N, R, 2]: [N, R, L, 2], the state after
-// each step. The steps are cut into K blocks of C; the block matrix acts on the rows
-// [Re p_0, Im p_0, …, Re p_{C−1}, Im p_{C−1}, Re x_in, Im x_in] of a block.
+// each step. The steps are cut into K blocks of C = blockLen(L); the block matrix acts on the
+// rows [Re p_0, Im p_0, …, Re p_{C−1}, Im p_{C−1}, Re x_in, Im x_in] of a block.
 func blocks(lr, li, p, h0 *Node) *Node {
 	N, R, L := p.Shape().Dim(0), p.Shape().Dim(1), p.Shape().Dim(2)
-	C := min(Block, L)
+	C := blockLen(L)
 	K := (L + C - 1) / C
 	pr, pi := powers(lr, li, C)
 	m := blockMatrix(pr, pi, C) // [N, 2C+2, 2C]

@@ -138,8 +138,9 @@ func withBlock(c int, f func()) {
 }
 
 // blockCases are sequence lengths and block lengths: one block, whole blocks, a partial last
-// block, and enough blocks for two and three levels of blocks.
-var blockCases = []struct{ T, block int }{{1, 4}, {3, 4}, {8, 4}, {7, 2}, {37, 4}, {100, 3}, {150, 32}}
+// block, and enough blocks for two and three levels of blocks; 60 and 96 fill whole blocks at
+// every level (blockLen: blocks of 6, then 5; of 8, then 6).
+var blockCases = []struct{ T, block int }{{1, 4}, {3, 4}, {8, 4}, {7, 2}, {37, 4}, {100, 3}, {150, 32}, {60, 8}, {96, 8}}
 
 // TestDiagonalValues checks DiagonalComplex's states and DiagonalFilter's outputs and last
 // state against the recurrence in plain Go, to 1e-12.

@@ -163,6 +163,24 @@ func (b *Batch) Tensors() (x, targets, mask *tensors.Tensor) {
 	return x, targets, mask
 }
 
+// Rows returns sequences i … j−1 of b as a batch of their own, sharing b's slices (no copy).
+// It panics unless 0 ≤ i < j ≤ b.Size.
+func (b *Batch) Rows(i, j int) *Batch {
+	if i < 0 || j <= i || j > b.Size {
+		panic(fmt.Sprintf("tasks: Batch.Rows(%d, %d), want 0 <= i < j <= Size = %d", i, j, b.Size))
+	}
+	steps := b.Len
+	r := &Batch{Size: j - i, Len: b.Len, NumIn: b.NumIn, NumClasses: b.NumClasses,
+		X: b.X[i*steps*b.NumIn : j*steps*b.NumIn], Mask: b.Mask[i*steps : j*steps]}
+	if b.Labels != nil {
+		r.Labels = b.Labels[i*steps : j*steps]
+	}
+	if b.Y != nil {
+		r.Y = b.Y[i:j]
+	}
+	return r
+}
+
 // checkRNG returns an error if the rng passed to name.Sample is nil.
 func checkRNG(name string, rng *rand.Rand) error {
 	if rng == nil {

@@ -3,6 +3,7 @@ package tasks
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -211,5 +212,53 @@ func TestString(t *testing.T) {
 		if got := tc.task.String(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestBatchRows checks that Rows gives sequences i … j−1 of a batch, for a classification and
+// a regression batch, and panics on an empty or out-of-range span.
+func TestBatchRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, task := range []Task{Copy{T: 4}, Adding{T: 5}} {
+		b, err := task.Sample(rng, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := b.Rows(1, 4)
+		if err := r.Check(); err != nil {
+			t.Fatalf("%s: Rows(1, 4).Check() = %v", task, err)
+		}
+		if r.Size != 3 {
+			t.Errorf("%s: Rows(1, 4).Size = %d, want 3", task, r.Size)
+		}
+		for i := range r.Size {
+			for s := range b.Len {
+				for k := range b.NumIn {
+					if got, want := r.At(i, s, k), b.At(i+1, s, k); got != want {
+						t.Fatalf("%s: Rows(1, 4).At(%d, %d, %d) = %g, want %g", task, i, s, k, got, want)
+					}
+				}
+				if got, want := r.MaskAt(i, s), b.MaskAt(i+1, s); got != want {
+					t.Fatalf("%s: Rows(1, 4).MaskAt(%d, %d) = %g, want %g", task, i, s, got, want)
+				}
+				if b.Labels != nil && r.Label(i, s) != b.Label(i+1, s) {
+					t.Fatalf("%s: Rows(1, 4).Label(%d, %d) = %d, want %d", task, i, s, r.Label(i, s), b.Label(i+1, s))
+				}
+			}
+			if b.Y != nil && r.Y[i] != b.Y[i+1] {
+				t.Fatalf("%s: Rows(1, 4).Y[%d] = %g, want %g", task, i, r.Y[i], b.Y[i+1])
+			}
+		}
+	}
+	b, _ := Copy{T: 4}.Sample(rng, 2)
+	for _, span := range [][2]int{{1, 1}, {-1, 1}, {0, 3}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Rows(%d, %d) of a batch of 2 did not panic", span[0], span[1])
+				}
+			}()
+			b.Rows(span[0], span[1])
+		}()
 	}
 }

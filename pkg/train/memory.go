@@ -36,9 +36,9 @@ var memAvailable = func() (uint64, bool) {
 
 // memoryEstimate returns the bytes a Trainer of cell on task with cfg (defaults applied)
 // needs, roughly: parameters, their gradients and the optimizer's state (4 copies), the
-// activations of one chunk graph of the larger of the training and held-out batches (a
-// generous 8 floats per state float and step), and the two batches' inputs. It computes in
-// float64, so that no size overflows.
+// activations of one chunk graph of the training batch (a generous 8 floats per state float
+// and step; the held-out batch is evaluated in slices of that size, Trainer.EvaluateBatch),
+// and the two batches' inputs. It computes in float64, so that no size overflows.
 func memoryEstimate(cell rnn.Cell, task tasks.Task, cfg Config) (params, activations float64) {
 	s := cell.Sizes()
 	word := float64(cell.DType().Size())
@@ -53,7 +53,7 @@ func memoryEstimate(cell rnn.Cell, task tasks.Task, cfg Config) (params, activat
 	if cfg.Chunk > 0 && float64(cfg.Chunk) < L {
 		c = float64(cfg.Chunk)
 	}
-	batch := float64(max(cfg.Batch, cfg.EvalBatch))
+	batch := float64(cfg.Batch)
 	activations = batch*c*(8*float64(s.State)+float64(s.In+s.Out))*word +
 		float64(cfg.Batch+cfg.EvalBatch)*L*float64(task.NumInputs()+2)*4
 	return 4 * n * word, activations

@@ -280,17 +280,39 @@ func (t *Trainer) Evaluate() (loss, accuracy float64, err error) {
 }
 
 // EvaluateBatch returns the loss and accuracy (share of masked steps predicted right; NaN
-// for regression) of the current model on b, e.g. a test set.
+// for regression) of the current model on b, e.g. a test set. It evaluates b in slices of at
+// most Config.Batch sequences (tasks.Batch.Rows), so that evaluation never holds more
+// activations than a training step: a slice's loss, Σ Mask·loss / Σ Mask over its rows, is
+// weighted by its share of b's masked steps,
+//
+//	loss = Σ_k loss_k · M_k / M,   M_k = Σ Mask over slice k,   M = Σ_k M_k.
+//
+// A slice without masked steps is skipped (it adds nothing to either sum).
 func (t *Trainer) EvaluateBatch(b *tasks.Batch) (loss, accuracy float64, err error) {
-	res, err := t.Runner.Forward(b)
-	if err != nil {
-		return 0, 0, err
+	var correct, masked float64
+	size := max(1, t.Config.Batch)
+	for i := 0; i < b.Size; i += size {
+		s := b.Rows(i, min(i+size, b.Size))
+		m := seq.Masked(s)
+		if m == 0 {
+			continue
+		}
+		res, err := t.Runner.Forward(s)
+		if err != nil {
+			return 0, 0, err
+		}
+		loss += res.Loss * m
+		correct += res.Correct
+		masked += m
+	}
+	if masked == 0 {
+		return 0, 0, fmt.Errorf("train: batch has an all-zero mask: no step to compute a loss on")
 	}
 	accuracy = math.NaN()
 	if b.Labels != nil {
-		accuracy = res.Correct / res.Masked
+		accuracy = correct / masked
 	}
-	return res.Loss, accuracy, nil
+	return loss / masked, accuracy, nil
 }
 
 // Run trains until Config.Steps steps are done or ctx is cancelled, calling onRecord (if

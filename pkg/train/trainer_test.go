@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -368,5 +369,48 @@ func TestNesterovStep(t *testing.T) {
 	}
 	if _, err := (RMSProp{Nesterov: 1}).withDefaults(); err == nil || !strings.Contains(err.Error(), "Nesterov") {
 		t.Errorf("Nesterov 1: %v, want an error naming it", err)
+	}
+}
+
+// TestEvaluateBatchSlices checks that EvaluateBatch, which evaluates in slices of Config.Batch
+// sequences, gives the loss and accuracy of one forward pass over the whole batch: seven
+// sequences in slices of 3, 3 and 1, on a classification and a regression task.
+func TestEvaluateBatchSlices(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cell rnn.Cell
+		task tasks.Task
+	}{
+		{"copy", ltrnn.NewIRNN(10, 4, 9), tasks.Copy{T: 5}},
+		{"adding", rnn.NewTanh(2, 4, 1), tasks.Adding{T: 6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := New(backend.MustNew(), tc.cell, tc.task, Config{Steps: 1, Batch: 3, Seed: 2, EvalBatch: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := tc.task.Sample(rand.New(rand.NewPCG(5, 6)), 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := tr.Runner.Forward(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loss, acc, err := tr.EvaluateBatch(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(loss-whole.Loss) > 1e-6*math.Abs(whole.Loss) {
+				t.Errorf("EvaluateBatch loss = %.9g, want %.9g (one pass over the batch)", loss, whole.Loss)
+			}
+			wantAcc := math.NaN()
+			if b.Labels != nil {
+				wantAcc = whole.Correct / whole.Masked
+			}
+			if !(acc == wantAcc || math.IsNaN(acc) && math.IsNaN(wantAcc)) {
+				t.Errorf("EvaluateBatch accuracy = %g, want %g", acc, wantAcc)
+			}
+		})
 	}
 }
