@@ -687,7 +687,7 @@ func Presets() []Preset {
 			Name:  "martens/multiplication-T30/tanh-16" + v.suffix,
 			Paper: "Galvan 2015 §2.2.2, §2.2.4 (Martens & Sutskever 2011; Sutskever et al. 2013): " + v.paper + ", multiplication T=30",
 			Model: Model{Kind: "tanh", Hidden: 16, Radius: v.radius}, Task: Task{Kind: "multiplication", T: 30},
-			Train: train.Config{Steps: 24000, Batch: 100, Optimizer: v.opt},
+			Train: train.Config{Steps: 60000, Batch: 100, Optimizer: v.opt},
 		})
 	}
 	// Barber's slides, "Bidirectional RNNs": a one-way LSTM against a bidirectional one (an LSTM

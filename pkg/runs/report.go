@@ -337,17 +337,40 @@ func Summary(w io.Writer, dirs ...string) error {
 	return nil
 }
 
-// StepSeconds returns a replica's training time per step: the median over its log's
-// consecutive records of the seconds between them divided by the steps between them. The
-// median leaves out what the log's seconds column also counts but training did not spend:
-// the compilation after a resume, a process stopped for a while (SIGSTOP) or a held-out
-// evaluation. NaN when the log holds fewer than two records.
+// StepSeconds returns a replica's training time per step. It leaves out what the log's
+// seconds column also counts but training did not spend: the steps on either side of a
+// held-out evaluation (the evaluation, and a checkpoint written with it, fall between their
+// records) and, by a median over windows, the compilation after a resume or a process stopped
+// for a while (SIGSTOP). A window adds up the seconds and steps of up to 100 such consecutive
+// steps (fewer in a short log, so that there are at least 20 windows where the log allows),
+// so that the log's wall time, kept to 1/100 s, times steps much shorter than that. A log that
+// records evaluations only is timed over all its steps. NaN when the log holds fewer than two
+// records.
 func StepSeconds(log []train.Record) float64 {
-	var per []float64
+	evaluated := func(i int) bool { return i >= 0 && i < len(log) && !math.IsNaN(log[i].EvalLoss) }
+	var clean []int // i: the step from record i−1 to record i is plain training
 	for i := 1; i < len(log); i++ {
-		if d := log[i].Step - log[i-1].Step; d > 0 {
-			per = append(per, (log[i].Seconds-log[i-1].Seconds)/float64(d))
+		if log[i].Step > log[i-1].Step && !evaluated(i) && !evaluated(i-1) {
+			clean = append(clean, i)
 		}
+	}
+	if len(clean) == 0 { // a log of evaluations only: every step counts
+		for i := 1; i < len(log); i++ {
+			if log[i].Step > log[i-1].Step {
+				clean = append(clean, i)
+			}
+		}
+	}
+	w := min(100, max(1, len(clean)/20))
+	var per []float64
+	for k := 0; k+w <= len(clean); k += w {
+		var secs float64
+		steps := 0
+		for _, i := range clean[k : k+w] {
+			secs += log[i].Seconds - log[i-1].Seconds
+			steps += log[i].Step - log[i-1].Step
+		}
+		per = append(per, secs/float64(steps))
 	}
 	return Median(per)
 }

@@ -406,12 +406,34 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 // TestStepSeconds: the median seconds a step over a log's consecutive records, so that a
 // pause (or a compilation after a resume) in the seconds column does not count.
 func TestStepSeconds(t *testing.T) {
-	log := []train.Record{{Step: 1, Seconds: 2}, {Step: 2, Seconds: 2.5}, {Step: 4, Seconds: 3.5}, {Step: 5, Seconds: 903.5}, {Step: 6, Seconds: 904}}
+	nan := math.NaN()
+	log := []train.Record{{Step: 1, Seconds: 2, EvalLoss: nan}, {Step: 2, Seconds: 2.5, EvalLoss: nan}, {Step: 4, Seconds: 3.5, EvalLoss: nan},
+		{Step: 5, Seconds: 903.5, EvalLoss: nan}, {Step: 6, Seconds: 904, EvalLoss: nan}}
 	if got := StepSeconds(log); got != 0.5 {
-		t.Errorf("StepSeconds = %g, want 0.5", got)
+		t.Errorf("StepSeconds = %g, want 0.5 (the 900 s pause left out)", got)
 	}
 	if got := StepSeconds(log[:1]); !math.IsNaN(got) {
 		t.Errorf("StepSeconds of one record = %g, want NaN", got)
+	}
+	// Steps of 4 ms, the wall time kept to 1/100 s (as log.gz keeps it), a held-out evaluation
+	// of 1 s every 50 steps and one pause of 100 s: 4 ms a step.
+	log = nil
+	clock := 0.0
+	for s := 1; s <= 10000; s++ {
+		clock += 0.004
+		r := train.Record{Step: s, EvalLoss: nan}
+		if s%50 == 0 {
+			clock += 1
+			r.EvalLoss = 0.1
+		}
+		if s == 5000 {
+			clock += 100
+		}
+		r.Seconds = math.Round(clock*100) / 100
+		log = append(log, r)
+	}
+	if got := StepSeconds(log); math.Abs(got-0.004) > 0.0002 {
+		t.Errorf("StepSeconds of 4 ms steps logged to 1/100 s = %g, want 0.004", got)
 	}
 }
 
