@@ -26,7 +26,7 @@
 //
 // References:
 //
-//	[1] Barber, lecture slides on RNNs, "Bidirectional RNNs" (papers/barber_recurrent_neural_nets_slides.md).
+//	[1] Barber, lecture slides on RNNs, "Bidirectional RNNs" (docs/REFERENCES.md, [Barber]).
 //	[2] Schuster, Paliwal, "Bidirectional Recurrent Neural Networks", IEEE Trans. Signal
 //	    Processing 45(11), 1997.
 //

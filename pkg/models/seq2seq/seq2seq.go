@@ -34,7 +34,7 @@
 //
 // References:
 //
-//	[1] Barber, lecture slides on RNNs, "Sequence to Sequence models" (papers/barber_recurrent_neural_nets_slides.md).
+//	[1] Barber, lecture slides on RNNs, "Sequence to Sequence models" (docs/REFERENCES.md, [Barber]).
 //	[2] Sutskever, Vinyals, Le, "Sequence to Sequence Learning with Neural Networks", NIPS 2014.
 //
 // Full entries: docs/REFERENCES.md ([Barber], [Sutskever2014]).
