@@ -15,7 +15,6 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/bidir"
 	"github.com/urnn-notebooks/longmemory/pkg/models/dropout"
 	"github.com/urnn-notebooks/longmemory/pkg/models/fcurnn"
-	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
@@ -24,15 +23,11 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
-func tanh(in, n, out int) *rnn.Simple {
-	return &rnn.Simple{In: in, N: n, Out: out, Act: rnn.TanhAct, Type: dtypes.Float64}
-}
-
-func lstm64(in, n, out int) *lstm.Cell {
-	c := lstm.New(in, n, out)
-	c.Type = dtypes.Float64
-	return c
-}
+// tanh and lstm64 are small float64 cells for the suite and the finite-difference checks.
+var (
+	tanh   = celltest.Tanh64
+	lstm64 = celltest.LSTM64
+)
 
 // TestCell runs the shared cell suite on a tanh RNN forward and an LSTM backward. (Its
 // Chunking check does not apply: see TestChunksRefused; TestEquations checks the equations.)

@@ -21,15 +21,11 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
-func tanh(in, n, out int) *rnn.Simple {
-	return &rnn.Simple{In: in, N: n, Out: out, Act: rnn.TanhAct, Type: dtypes.Float64}
-}
-
-func lstm64(in, n, out int) *lstm.Cell {
-	c := lstm.New(in, n, out)
-	c.Type = dtypes.Float64
-	return c
-}
+// tanh and lstm64 are small float64 cells for the suite and the finite-difference checks.
+var (
+	tanh   = celltest.Tanh64
+	lstm64 = celltest.LSTM64
+)
 
 // noisy randomises the variables as the suite does and turns the noise on with a fixed key,
 // so that the suite's Gradient check (finite differences) and Chunking check run with the

@@ -19,15 +19,11 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/seq2seq"
 )
 
-func tanh(in, n, out int) *rnn.Simple {
-	return &rnn.Simple{In: in, N: n, Out: out, Act: rnn.TanhAct, Type: dtypes.Float64}
-}
-
-func lstm64(in, n, out int) *lstm.Cell {
-	c := lstm.New(in, n, out)
-	c.Type = dtypes.Float64
-	return c
-}
+// tanh and lstm64 are small float64 cells for the suite and the finite-difference checks.
+var (
+	tanh   = celltest.Tanh64
+	lstm64 = celltest.LSTM64
+)
 
 // TestCell runs the shared cell suite on a tanh RNN encoder and an LSTM decoder. The suite's
 // inputs are uniform in [−1, 1], the phase channel too: the step is then a blend of encoding

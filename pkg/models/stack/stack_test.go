@@ -12,21 +12,16 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/fcurnn"
-	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
 	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
 )
 
-func tanh(in, n, out int) rnn.Cell {
-	return &rnn.Simple{In: in, N: n, Out: out, Act: rnn.TanhAct, Type: dtypes.Float64}
-}
-
-func lstm64(in, n, out int) rnn.Cell {
-	c := lstm.New(in, n, out)
-	c.Type = dtypes.Float64
-	return c
-}
+// tanh and lstm64 are small float64 cells for the suite and the finite-difference checks.
+var (
+	tanh   = celltest.Tanh64
+	lstm64 = celltest.LSTM64
+)
 
 // TestCell runs the shared cell suite on a stack of a tanh RNN under an LSTM. (Its Step check
 // does not apply: the layers' variables share names; TestComposes checks the equations.)
