@@ -115,7 +115,8 @@ func (d *Dir) SetAside(why string) (string, error) {
 // with tr.Config (defaults applied), the task, its baseline and the backend's name. The
 // spans are [{0, p}] for a run at step 0 or without a run.json; for a resumed one, those of
 // the run.json in place, cut at tr.Step, the last one updated if p's settings (Diff) and this
-// machine (Host) are its own, and p's span on this machine appended otherwise.
+// machine (Host) are its own, and p's span on this machine appended otherwise; a trainer
+// resumed from a final checkpoint (train.Finish) starts a span marked FreshOptimizer.
 func (d *Dir) WriteMeta(p experiments.Preset, tr *train.Trainer, backend string) error {
 	p.Train = tr.Config
 	host := Host()
@@ -128,10 +129,11 @@ func (d *Dir) WriteMeta(p experiments.Preset, tr *train.Trainer, backend string)
 		for len(spans) > 1 && spans[len(spans)-1].From >= tr.Step {
 			spans = spans[:len(spans)-1]
 		}
-		if last := &spans[len(spans)-1]; (len(Diff(last.Preset, p)) == 0 && last.Host == host) || last.From == tr.Step {
+		if last := &spans[len(spans)-1]; last.From == tr.Step || (len(Diff(last.Preset, p)) == 0 && last.Host == host && !tr.ResumedFinal) {
 			last.Preset, last.Host = p, host
+			last.FreshOptimizer = last.FreshOptimizer || tr.ResumedFinal
 		} else {
-			spans = append(spans, Span{From: tr.Step, Preset: p, Host: host})
+			spans = append(spans, Span{From: tr.Step, Preset: p, Host: host, FreshOptimizer: tr.ResumedFinal})
 		}
 	}
 	meta, err := json.MarshalIndent(Meta{Preset: p, Task: tr.Task.String(), Baseline: tr.Task.Baseline(), Backend: backend, Spans: spans}, "", "  ")

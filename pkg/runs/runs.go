@@ -89,11 +89,13 @@ type Meta struct {
 
 // Span is the settings a run used from step From + 1 on, and the machine that trained those
 // steps (Host; empty in runs recorded before it was): the seconds of its log, and so the
-// verdicts' budgets of seconds, depend on it.
+// verdicts' budgets of seconds, depend on it. FreshOptimizer marks a span that continued a
+// finished run from its final weights (Finish), the optimizer's state started afresh.
 type Span struct {
-	From   int
-	Preset experiments.Preset
-	Host   string `json:",omitempty"`
+	From           int
+	Preset         experiments.Preset
+	Host           string `json:",omitempty"`
+	FreshOptimizer bool   `json:",omitempty"`
 }
 
 // Host describes this machine for Span.Host: the CPU's model name, then in brackets the widest
@@ -135,6 +137,21 @@ func CheckpointDir(dir string) string { return filepath.Join(dir, Checkpoints) }
 func HasCheckpoints(dir string) bool {
 	entries, _ := os.ReadDir(CheckpointDir(dir))
 	return len(entries) > 0
+}
+
+// Finish keeps of run directory dir's checkpoints what a finished run keeps (train.Finish:
+// the newest, its weights only), holding dir's lock; it returns the bytes they took before
+// and after. A directory without checkpoints is left as it is.
+func Finish(dir string) (before, after int64, err error) {
+	if !HasCheckpoints(dir) {
+		return 0, 0, nil
+	}
+	d, err := Open(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer d.Close()
+	return train.Finish(CheckpointDir(dir))
 }
 
 // LostSteps returns the steps DIR's log records when DIR holds no checkpoint to continue

@@ -127,7 +127,10 @@ func Train(ctx context.Context, dir string, p experiments.Preset, opt Options) (
 		for _, s := range tr.Skipped {
 			notice("%v; continuing from an older checkpoint", s)
 		}
-		if tr.Step < tr.Config.Steps {
+		switch {
+		case tr.Step < tr.Config.Steps && tr.ResumedFinal:
+			notice("resumed %s at step %d from the final weights of a finished run: the optimizer's state starts afresh (run.json's span says so)", tr.LastCheckpoint, tr.Step)
+		case tr.Step < tr.Config.Steps:
 			notice("resumed %s at step %d", tr.LastCheckpoint, tr.Step)
 		}
 	}

@@ -236,7 +236,9 @@ type Options struct {
 }
 
 // TrainRun trains run r under root to its horizon (every replica at once, runs.TrainReplicas),
-// then does its then; a run already done is left as it is (its then still runs, and is
+// keeps of each replica's checkpoints its final weights (runs.Finish: a finished run needs no
+// optimizer state; training it past its horizon later starts that state afresh), then does
+// its then; a run already done is left as it is (its then still runs, and is
 // expected to do nothing when done already). The error joins the replicas' failures; a stop
 // (ctx done) returns ctx's error after every running replica checkpointed.
 func TrainRun(ctx context.Context, root string, r Run, opt Options) error {
@@ -275,6 +277,14 @@ func TrainRun(ctx context.Context, root string, r Run, opt Options) error {
 			}
 		} else {
 			say("%s: done", r.Name)
+		}
+	}
+	for _, seed := range seeds {
+		rd := runs.ReplicaDir(dir, seed)
+		if before, after, err := runs.Finish(rd); err != nil {
+			return fmt.Errorf("%s seed %d: keeping the final weights: %w", r.Name, seed, err)
+		} else if after < before {
+			say("%s seed %d: kept the final weights (%d of %d bytes of checkpoints)", r.Name, seed, after, before)
 		}
 	}
 	if opt.Then != nil && r.Then != nil {

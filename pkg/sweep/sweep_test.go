@@ -128,3 +128,58 @@ func TestTrainStopResume(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishedRunsKeepWeights: a run at its horizon keeps one checkpoint of its weights
+// (runs.Finish); raising its horizon trains on from them, the optimizer's state afresh, and
+// run.json's span from the old horizon says so.
+func TestFinishedRunsKeepWeights(t *testing.T) {
+	rs, err := Parse(strings.NewReader(tiny), "runs.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	var said []string
+	opt := Options{Train: runs.Options{Backend: backend.MustNew()}, Log: func(s string) { said = append(said, s) }}
+	opt.Train.Notice = func(s string) { said = append(said, s) }
+	if err := Train(context.Background(), root, rs[:1], opt); err != nil {
+		t.Fatal(err)
+	}
+	rep := runs.ReplicaDir(filepath.Join(root, "a"), 0)
+	entries, _ := os.ReadDir(runs.CheckpointDir(rep))
+	if len(entries) != 1 || entries[0].Name() != "ckpt-000000006.gob" {
+		t.Fatalf("a finished replica's checkpoints: %v, want ckpt-000000006.gob alone", entries)
+	}
+	if !strings.Contains(strings.Join(said, "\n"), "kept the final weights") {
+		t.Errorf("the sweep did not say it kept the final weights:\n%s", strings.Join(said, "\n"))
+	}
+	// Done runs are finished again at no cost: the sweep leaves the file as it is.
+	final, _ := os.ReadFile(filepath.Join(runs.CheckpointDir(rep), entries[0].Name()))
+	if err := Train(context.Background(), root, rs[:1], opt); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(runs.CheckpointDir(rep), entries[0].Name())); !bytes.Equal(again, final) {
+		t.Error("a second sweep rewrote a finished run's checkpoint")
+	}
+
+	longer, err := Parse(strings.NewReader(strings.Replace(tiny, "\t2\t6\t-\n", "\t2\t8\t-\n", 1)), "longer.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	said = nil
+	if err := Train(context.Background(), root, longer[:1], opt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(said, "\n"), "the optimizer's state starts afresh") {
+		t.Errorf("training on past the horizon did not say the optimizer starts afresh:\n%s", strings.Join(said, "\n"))
+	}
+	meta, err := runs.ReadMeta(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(meta.Spans); n != 2 || meta.Spans[0].FreshOptimizer || meta.Spans[1].From != 6 || !meta.Spans[1].FreshOptimizer {
+		t.Errorf("run.json's spans after training on from the final weights: %+v; want a second span from step 6 marked FreshOptimizer", meta.Spans)
+	}
+	if log, err := runs.ReadLog(runs.LogPath(rep)); err != nil || len(log) != 8 {
+		t.Errorf("log after training on: %d records, %v; want 8", len(log), err)
+	}
+}

@@ -22,7 +22,8 @@ import (
 
 // checkpoint is what Save writes: every variable (model and optimizer), the step, and what
 // the run was, so that Resume can refuse a checkpoint of another run; the log only for a
-// trainer without Trainer.SaveLog.
+// trainer without Trainer.SaveLog. A final checkpoint (Finish) holds the variables outside
+// OptimizerScope only.
 type checkpoint struct {
 	Version int
 	Model   string // the cell's type and configuration (Describe)
@@ -31,6 +32,7 @@ type checkpoint struct {
 	Step    int
 	Log     []Record
 	Vars    []savedVar
+	Final   bool
 }
 
 // savedVar is one variable: floating-point values in Shuffled (package shuffle), which gzip
@@ -166,34 +168,9 @@ func (t *Trainer) save(keep int) error {
 		ck.Vars = append(ck.Vars, sv)
 	}
 	sort.Slice(ck.Vars, func(i, j int) bool { return ck.Vars[i].Path < ck.Vars[j].Path })
-	var payload bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&payload, gzip.BestCompression)
-	if err := errors.Join(gob.NewEncoder(zw).Encode(&ck), zw.Close()); err != nil {
-		return fmt.Errorf("train: encoding checkpoint: %w", err)
-	}
-	sum := sha256.Sum256(payload.Bytes())
-	payload.WriteString(checksumMagic)
-	payload.Write(sum[:])
-	f, err := os.CreateTemp(dir, TempPrefix)
+	path, err := writeCheckpoint(dir, &ck)
 	if err != nil {
-		return fmt.Errorf("train: checkpoint directory %s is not writable: %w", dir, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if _, err := wrapWriter(f).Write(payload.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("train: writing checkpoint: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
 		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s%09d%s", checkpointPrefix, t.Step, checkpointSuffix))
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("train: writing checkpoint: %w", err)
 	}
 	t.LastCheckpoint = path
 	all, _ := checkpoints(dir)
@@ -202,6 +179,111 @@ func (t *Trainer) save(keep int) error {
 		all = all[1:]
 	}
 	return nil
+}
+
+// writeCheckpoint writes ck into dir as the checkpoint of its step, atomically (a temporary
+// file renamed into place), and returns its path.
+func writeCheckpoint(dir string, ck *checkpoint) (string, error) {
+	var payload bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&payload, gzip.BestCompression)
+	if err := errors.Join(gob.NewEncoder(zw).Encode(ck), zw.Close()); err != nil {
+		return "", fmt.Errorf("train: encoding checkpoint: %w", err)
+	}
+	sum := sha256.Sum256(payload.Bytes())
+	payload.WriteString(checksumMagic)
+	payload.Write(sum[:])
+	f, err := os.CreateTemp(dir, TempPrefix)
+	if err != nil {
+		return "", fmt.Errorf("train: checkpoint directory %s is not writable: %w", dir, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after the rename
+	if _, err := wrapWriter(f).Write(payload.Bytes()); err != nil {
+		f.Close()
+		return "", fmt.Errorf("train: writing checkpoint: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s%09d%s", checkpointPrefix, ck.Step, checkpointSuffix))
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("train: writing checkpoint: %w", err)
+	}
+	return path, nil
+}
+
+// Finish rewrites the newest intact checkpoint of dir (a run's checkpoint directory) as a
+// final one, what a finished run keeps: its step and the variables outside OptimizerScope
+// (the model's weights), without the optimizer's state, and removes every other checkpoint
+// of dir. It returns the bytes the directory's checkpoints took before and after; a
+// directory whose newest checkpoint is final already is left as it is. A run resumed from a
+// final checkpoint continues from its weights with the optimizer's state as New makes it
+// (Trainer.ResumedFinal): training on past a finished run's horizon is not the run an
+// unbroken one would have been.
+func Finish(dir string) (before, after int64, err error) {
+	all, err := checkpoints(dir)
+	if err != nil {
+		return 0, 0, fmt.Errorf("train: Finish: %w", err)
+	}
+	if len(all) == 0 {
+		return 0, 0, fmt.Errorf("train: Finish: %s holds no checkpoint", dir)
+	}
+	size := func(paths []string) (n int64) {
+		for _, p := range paths {
+			if fi, err := os.Stat(p); err == nil {
+				n += fi.Size()
+			}
+		}
+		return n
+	}
+	before = size(all)
+	var ck *checkpoint
+	var skipped []error
+	newest := len(all) - 1
+	for ; newest >= 0; newest-- {
+		if ck, err = readCheckpoint(all[newest]); err == nil {
+			break
+		}
+		skipped = append(skipped, err)
+	}
+	if ck == nil {
+		return before, before, fmt.Errorf("train: Finish: no intact checkpoint in %s: %w", dir, errors.Join(skipped...))
+	}
+	path := all[newest]
+	if !ck.Final || len(all) > 1 {
+		kept := ck.Vars[:0]
+		for _, sv := range ck.Vars {
+			if !strings.HasPrefix(sv.Path, OptimizerScope+"/") {
+				if sv.F32 != nil || sv.F64 != nil { // as save wrote them
+					sv.Shuffled = encodeFloats(sv)
+					sv.F32, sv.F64 = nil, nil
+				}
+				kept = append(kept, sv)
+			}
+		}
+		ck.Vars, ck.Final = kept, true
+		if path, err = writeCheckpoint(dir, ck); err != nil {
+			return before, before, fmt.Errorf("train: Finish: %w", err)
+		}
+		for _, p := range all {
+			if p != path {
+				os.Remove(p)
+			}
+		}
+	}
+	return before, size([]string{path}), nil
+}
+
+// encodeFloats returns sv's float values shuffled, as save encodes them.
+func encodeFloats(sv savedVar) []byte {
+	if sv.F32 != nil {
+		return shuffle.Encode(nil, sv.F32)
+	}
+	return shuffle.Encode(nil, sv.F64)
 }
 
 // wrapWriter is the identity; tests replace it with a writer that fails part-way, as a
@@ -372,6 +454,6 @@ func (t *Trainer) restore(path string, ck *checkpoint) error {
 	for i, sv := range ck.Vars {
 		t.Store.GetVariable(sv.Path).MustSetValue(values[i])
 	}
-	t.Step, t.Log, t.LastCheckpoint = ck.Step, ck.Log, path
+	t.Step, t.Log, t.LastCheckpoint, t.ResumedFinal = ck.Step, ck.Log, path, ck.Final
 	return nil
 }

@@ -165,6 +165,9 @@ type Trainer struct {
 	// Skipped holds an error naming each corrupted checkpoint that Resume passed over for
 	// an older, intact one (nil if none).
 	Skipped []error
+	// ResumedFinal is set when Resume restored a final checkpoint (Finish): the weights of
+	// its step, the optimizer's state as New made it.
+	ResumedFinal bool
 
 	updater     optimizer        // RMSProp or AdamW
 	constrained *constrainedStep // nil unless the cell is rnn.Constrained
