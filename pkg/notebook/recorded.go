@@ -50,22 +50,8 @@ func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) 
 			missing = append(missing, name)
 			continue
 		}
-		// A run with fewer held-out evaluations than a final loss takes (runs.EvalWindow) would
-		// draw a dot or nothing: it is listed instead.
-		evals, steps := 0, 0
-		for _, rep := range runs.RunDirs(dir) {
-			_, log, err := runs.Read(rep)
-			if err != nil {
-				continue
-			}
-			xs, _ := runs.LossCurve(log, false)
-			evals = max(evals, len(xs))
-			if n := len(log); n > 0 {
-				steps = max(steps, log[n-1].Step)
-			}
-		}
-		if evals < runs.EvalWindow {
-			few = append(few, fmt.Sprintf("%s: %d steps, %d held-out evaluation(s), too few to draw", name, steps, evals))
+		if why := runs.TooFewToDraw(dir); why != "" {
+			few = append(few, name+": "+why)
 			continue
 		}
 		dirs = append(dirs, dir)

@@ -88,31 +88,40 @@ func (f Figure) missing(root string) string {
 }
 
 // draw writes f to figures/NAME.png from the runs under root as `longmemory plot -title TITLE`
-// draws it: the held-out loss on a linear axis (runs.Chart), the figure's title. A figure
-// whose runs do not all exist yet, or none of whose runs has a held-out loss yet
-// (runs.ErrNoLog), is left out (false), and say tells why.
-func (f Figure) draw(root, figures string, say func(string, ...any)) (bool, error) {
+// draws it: the held-out loss on a linear axis (runs.Chart), the figure's title. A run with
+// too few held-out evaluations to draw (runs.TooFewToDraw) is left out of the figure and
+// named in undrawn, with why; a figure whose runs do not all exist yet, or none of whose runs
+// can be drawn, is left out (false), and say tells why.
+func (f Figure) draw(root, figures string, say func(string, ...any)) (drawn bool, undrawn []string, err error) {
 	if r := f.missing(root); r != "" {
 		say("figure %s left out: %s does not exist yet", f.Name, filepath.Join(root, r))
-		return false, nil
+		return false, nil, nil
 	}
 	var dirs []string
 	for _, r := range f.Runs {
+		if why := runs.TooFewToDraw(filepath.Join(root, r)); why != "" {
+			undrawn = append(undrawn, r+": "+why)
+			continue
+		}
 		dirs = append(dirs, filepath.Join(root, r))
+	}
+	if len(dirs) == 0 {
+		say("figure %s left out: none of its runs can be drawn yet (%s)", f.Name, strings.Join(undrawn, "; "))
+		return false, nil, nil
 	}
 	chart, err := runs.Chart(dirs, false)
 	if errors.Is(err, runs.ErrNoLog) {
 		say("figure %s left out: %v", f.Name, err)
-		return false, nil
+		return false, nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("figure %s: %w", f.Name, err)
+		return false, nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
 	chart.Title, chart.LogY = f.Title, false
 	path := filepath.Join(figures, f.Name+".png")
 	if err := runs.WriteFigure(path, chart); err != nil {
-		return false, fmt.Errorf("figure %s: %w", f.Name, err)
+		return false, nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
 	say("wrote %s", path)
-	return true, nil
+	return true, undrawn, nil
 }

@@ -98,9 +98,9 @@ func Write(o Options) error {
 	if err := os.MkdirAll(figures, 0o755); err != nil {
 		return err
 	}
-	drawn := map[string]bool{}
+	drawn, undrawn := map[string]bool{}, map[string][]string{}
 	for _, f := range figs {
-		if drawn[f.Name], err = f.draw(o.Runs, figures, say); err != nil {
+		if drawn[f.Name], undrawn[f.Name], err = f.draw(o.Runs, figures, say); err != nil {
 			return err
 		}
 	}
@@ -109,7 +109,7 @@ func Write(o Options) error {
 		return err
 	}
 	verdicts, variants, successors := claims.JudgeAll(cs, byName), claims.JudgeAll(vs, byName), claims.JudgeAll(ss, byName)
-	r := report{Options: o, figs: figs, drawn: drawn, sweep: sweepRuns}
+	r := report{Options: o, figs: figs, drawn: drawn, undrawn: undrawn, sweep: sweepRuns}
 	out := map[string][]byte{}
 	if out[Verdicts], err = r.verdicts(verdicts); err != nil {
 		return err
@@ -149,9 +149,10 @@ func Write(o Options) error {
 // report is what the reports are written from.
 type report struct {
 	Options
-	figs  []Figure
-	drawn map[string]bool
-	sweep []sweep.Run
+	figs    []Figure
+	drawn   map[string]bool
+	undrawn map[string][]string // the runs a drawn figure leaves out, with why
+	sweep   []sweep.Run
 }
 
 // runDir is run name's directory.
@@ -174,11 +175,15 @@ func (r report) figuresOf(report string) []Figure {
 	return out
 }
 
-// links writes the Markdown images of report's figures that were drawn.
+// links writes the Markdown images of report's figures that were drawn, each followed by the
+// runs it leaves out.
 func (r report) links(w io.Writer, report string) {
 	for _, f := range r.figuresOf(report) {
 		if r.drawn[f.Name] {
 			fmt.Fprintf(w, "![%s](%s/%s.png)\n", f.Name, FiguresDir, f.Name)
+			if u := r.undrawn[f.Name]; len(u) > 0 {
+				fmt.Fprintf(w, "\nNot drawn: %s.\n\n", strings.Join(u, "; "))
+			}
 		}
 	}
 }

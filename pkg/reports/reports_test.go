@@ -38,7 +38,8 @@ const figuresTSV = "# the fixture's figures\n" + "report\tname\ttitle\truns\n" +
 	"VERDICTS.md\tfig-starting\tnothing to draw yet\tstarting\n" +
 	"SUCCESSORS.md\tsucc\tcopy: after the uRNN\tb, esn\n" +
 	"ABLATIONS.md\tablation-b\tD0 the learning rate, tanh copy T = 5\ta,b\n" +
-	"ABLATIONS.md\tablation-absent\tD1 an arm not run, tanh copy T = 5\ta,absent\n"
+	"ABLATIONS.md\tablation-absent\tD1 an arm not run, tanh copy T = 5\ta,absent\n" +
+	"VERDICTS.md\tfig-a-late\ta, and a run with nothing to draw yet\ta,starting\n"
 
 const resultsMD = "# Results\n\nBefore.\n\n" +
 	"<!-- verdicts: written by longmemory reports; do not edit by hand -->\nthe old verdicts\n<!-- end of verdicts -->\n\n" +
@@ -154,6 +155,7 @@ func TestWrite(t *testing.T) {
 			"| a (2 seeds) | tanh 4 |", "| b (2 seeds) | tanh 6 |", "| esn (2 seeds) | esn 4 |",
 			"| starting (1 seeds, no held-out loss yet) | tanh 4 |",
 			"## Figures (median and min–max band over the seeds; the baseline dashed)\n\n![fig-ab](figures/fig-ab.png)\n",
+			"\n![fig-a-late](figures/fig-a-late.png)\n\nNot drawn: starting: 0 steps, 0 held-out evaluation(s), too few to draw.\n",
 		},
 		Successors: {
 			"Written by `longmemory reports` from the run directories under `" + fixture.runs + "`",
@@ -197,13 +199,13 @@ func TestWrite(t *testing.T) {
 	for i := range figs {
 		figs[i] = filepath.Base(figs[i])
 	}
-	if w := []string{"ablation-b.png", "fig-ab.png", "succ.png"}; !slices.Equal(figs, w) {
+	if w := []string{"ablation-b.png", "fig-a-late.png", "fig-ab.png", "succ.png"}; !slices.Equal(figs, w) {
 		t.Errorf("figures %v, want %v", figs, w)
 	}
 	for _, w := range []string{
 		fmt.Sprintf("figure fig-absent left out: %s does not exist yet", filepath.Join(fixture.runs, "absent")),
 		fmt.Sprintf("figure ablation-absent left out: %s does not exist yet", filepath.Join(fixture.runs, "absent")),
-		fmt.Sprintf("figure fig-starting left out: %s: %v", filepath.Join(fixture.runs, "starting"), runs.ErrNoLog),
+		"figure fig-starting left out: none of its runs can be drawn yet (starting: 0 steps, 0 held-out evaluation(s), too few to draw)",
 	} {
 		if !strings.Contains(log, w) {
 			t.Errorf("the log lacks %q:\n%s", w, log)
@@ -241,8 +243,8 @@ func TestWriteDeterministic(t *testing.T) {
 		n++
 		return nil
 	})
-	if n != 8 { // 5 reports, 3 figures
-		t.Errorf("%d files written, want 8", n)
+	if n != 9 { // 5 reports, 4 figures
+		t.Errorf("%d files written, want 9", n)
 	}
 }
 
@@ -299,7 +301,7 @@ func TestSplice(t *testing.T) {
 
 func TestParseFigures(t *testing.T) {
 	figs, err := ParseFigures(strings.NewReader(figuresTSV), FiguresFile)
-	if err != nil || len(figs) != 6 {
+	if err != nil || len(figs) != 7 {
 		t.Fatalf("ParseFigures = %v, %v", figs, err)
 	}
 	if f := figs[3]; f.Report != Successors || f.Name != "succ" || f.Title != "copy: after the uRNN" || !slices.Equal(f.Runs, []string{"b", "esn"}) || f.Line != 6 {

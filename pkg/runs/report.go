@@ -37,6 +37,29 @@ func LossCurve(log []train.Record, trainLoss bool) (steps, loss []float64) {
 // be too noisy to judge by (one evaluation scores a single held-out batch).
 const EvalWindow = 5
 
+// TooFewToDraw says why run directory dir (a run of replicas, or one) is not drawn in a figure
+// of held-out losses: its replicas' logs hold fewer than EvalWindow held-out evaluations, so
+// it would draw a dot or nothing. It returns "" for a run to draw, and otherwise a phrase such
+// as "50 steps, 1 held-out evaluation(s), too few to draw" (the most any replica has).
+func TooFewToDraw(dir string) string {
+	evals, steps := 0, 0
+	for _, rep := range RunDirs(dir) {
+		_, log, err := Read(rep)
+		if err != nil {
+			continue
+		}
+		xs, _ := LossCurve(log, false)
+		evals = max(evals, len(xs))
+		if n := len(log); n > 0 {
+			steps = max(steps, log[n-1].Step)
+		}
+	}
+	if evals >= EvalWindow {
+		return ""
+	}
+	return fmt.Sprintf("%d steps, %d held-out evaluation(s), too few to draw", steps, evals)
+}
+
 // HeldOut returns a log's final held-out loss and accuracy, the medians of its last
 // EvalWindow evaluations (of all of them when there are fewer; pkg/claims judges by the same),
 // and its best held-out loss: the lowest median of EvalWindow consecutive evaluations, the
