@@ -658,6 +658,23 @@ func Presets() []Preset {
 			Train: train.Config{Steps: 10000, Batch: 20, Chunk: ChunkFor(100), Optimizer: arjovskyOptimizer(m.Kind)},
 		})
 	}
+	// Galvan §2.1.4 (Chung et al. 2015): the gated-feedback RNN against a stack of the same
+	// tanh layers and against one tanh layer, at one budget of parameters (about 17 000: 17 373
+	// for the gated-feedback RNN 38 × 3, 17 347 for the stack 49 × 3, 17 025 for the tanh RNN
+	// 128; TestGatedFeedbackBudget), on adding at T = 50, a length one tanh layer learns
+	// partly, at Arjovsky et al.'s settings for a tanh RNN (RMSProp 1e-3, clipped at 1).
+	for _, m := range []Model{{Kind: "tanh", Hidden: 128}, {Kind: "tanh", Hidden: 49, Layers: 3}, {Kind: "gf-rnn", Hidden: 38, Layers: 3}} {
+		name := fmt.Sprintf("chung/adding-T50/%s-%d", m.Kind, m.Hidden)
+		if m.Layers > 1 {
+			name += fmt.Sprintf("x%d", m.Layers)
+		}
+		out = append(out, Preset{
+			Name:  name,
+			Paper: "Galvan 2015 §2.1.4 (Chung et al. 2015): gated feedback against a stack and one layer at one budget of parameters, adding T=50",
+			Model: m, Task: Task{Kind: "adding", T: 50},
+			Train: train.Config{Steps: 3000, Batch: 20, Optimizer: arjovskyOptimizer("tanh")},
+		})
+	}
 	// Galvan §2.2.2 (Martens & Sutskever 2011): Hessian-free optimisation with structural
 	// damping on the multiplication problem at a short T, the whole sequence in one graph
 	// (the curvature products need it; package hessianfree).

@@ -273,3 +273,22 @@ func TestTaskDataset(t *testing.T) {
 		}
 	}
 }
+
+// TestGatedFeedbackBudget: the gated-feedback claim's three models have the number of free
+// parameters their preset's comment states, within 3% of one another.
+func TestGatedFeedbackBudget(t *testing.T) {
+	want := map[string]int{"chung/adding-T50/tanh-128": 17025, "chung/adding-T50/tanh-49x3": 17347, "chung/adding-T50/gf-rnn-38x3": 17373}
+	for name, n := range want {
+		p, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cell, _, err := p.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := rnn.Params(cell); got != n || math.Abs(float64(got-17025)) > 0.03*17025 {
+			t.Errorf("%s: %d free parameters, want %d (within 3%% of the tanh RNN's 17 025)", name, got, n)
+		}
+	}
+}
