@@ -254,13 +254,16 @@ func (s *blockStep) States(h0, u *Node) *Node {
 }
 
 // Filter implements rnn.Filter: the outputs and the last state [x_T | e_T] for the inputs u
-// [batch, T, In] from h0, the outputs read from x and e as they come (not from their
-// concatenation).
+// [batch, T, In] from h0. The LRU's part of the outputs, Re(C x_t), is linear in the inputs
+// LayerNorm(e_t) given x_0, so scan.DiagonalFilter computes it as a filter from them, without
+// forming the states x_t, [batch, T, 2N]; the rest of the block acts on it step by step.
 func (s *blockStep) Filter(h0, u *Node) (outputs, last *Node) {
-	x, e := s.states(h0, u)
+	x0, _ := s.split(h0)
+	e := s.encode(u)
+	y, xT := scan.DiagonalFilter(s.lr, s.li, s.in, s.readout, s.norm(e), x0)
 	T := u.Shape().Dim(1)
-	lastStep := func(v *Node) *Node { return Squeeze(SliceAxis(v, 1, AxisElem(T-1)), 1) }
-	return s.output(x, e), Concatenate([]*Node{lastStep(x), lastStep(e)}, -1)
+	eT := Squeeze(SliceAxis(e, 1, AxisElem(T-1)), 1)
+	return s.gate(y, e), Concatenate([]*Node{xT, eT}, -1)
 }
 
 // Readout returns z (or z W_o + b_o) for states [..., 2N + H].
@@ -269,10 +272,13 @@ func (s *blockStep) Readout(states *Node) *Node {
 }
 
 // output returns z (or z W_o + b_o) from x [..., 2N] and e [..., H].
-func (s *blockStep) output(x, e *Node) *Node {
+func (s *blockStep) output(x, e *Node) *Node { return s.gate(dense(x, s.readout, nil), e) }
+
+// gate returns z (or z W_o + b_o) from the LRU's readout Re(C x), [..., H], and e [..., H]:
+// y = Re(C x) + D ⊙ LayerNorm(e), z = e + (y W_1 + b_1) ⊙ σ(y W_2 + b_2).
+func (s *blockStep) gate(cx, e *Node) *Node {
 	r := e.Rank()
-	v := s.norm(e)
-	y := Add(dense(x, s.readout, nil), Mul(v, ExpandLeftToRank(s.v["D"], r)))
+	y := Add(cx, Mul(s.norm(e), ExpandLeftToRank(s.v["D"], r)))
 	z := Add(e, Mul(dense(y, s.v["W1"], s.v["b1"]), Sigmoid(dense(y, s.v["W2"], s.v["b2"]))))
 	if s.b.Out == s.b.H {
 		return z

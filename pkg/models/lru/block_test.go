@@ -131,8 +131,9 @@ func blockStep(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y [
 }
 
 // TestDeepStates checks that a stack of blocks (a deep LRU) computes a chunk's states by its
-// layers' scans (stack's States, the blocks' rnn.Sequencer) as its steps do, with the same
-// outputs and gradients with respect to every variable, to 1e-12 and 1e-10.
+// layers' scans (stack's States, the blocks' rnn.Sequencer) as its steps do, and its outputs
+// and last state by its layers' filters (stack's Filter, the blocks' rnn.Filter), with the
+// same outputs and gradients with respect to every variable, to 1e-12 and 1e-10.
 func TestDeepStates(t *testing.T) {
 	const B, T = 2, 70
 	deep := stack.New(
@@ -163,9 +164,10 @@ func TestDeepStates(t *testing.T) {
 				vars = append(vars, v.NodeValue(g))
 			}
 		}
-		out := []*Node{stepped, scanned}
-		for _, states := range []*Node{stepped, scanned} {
-			loss := ReduceAllSum(Mul(st.Readout(states), Const(g, w)))
+		filtered, last := st.(rnn.Filter).Filter(st.Initial(B), u)
+		out := []*Node{stepped, scanned, st.Readout(stepped), filtered, SliceAxis(stepped, 1, AxisElem(T-1)), InsertAxes(last, 1)}
+		for _, outputs := range []*Node{st.Readout(stepped), st.Readout(scanned), filtered} {
+			loss := ReduceAllSum(Mul(outputs, Const(g, w)))
 			out = append(out, Gradient(loss, vars...)...)
 		}
 		return out
@@ -183,8 +185,11 @@ func TestDeepStates(t *testing.T) {
 		}
 	}
 	compare("states", res[1], res[0], 1e-12)
+	compare("filter outputs", res[3], res[2], 1e-12)
+	compare("filter last state", res[5], res[4], 1e-12)
 	nv := len(names)
 	for k, name := range names {
-		compare(fmt.Sprintf("gradient wrt %s (%d)", name, k), res[2+nv+k], res[2+k], 1e-10)
+		compare(fmt.Sprintf("gradient wrt %s (%d)", name, k), res[6+nv+k], res[6+k], 1e-10)
+		compare(fmt.Sprintf("filter gradient wrt %s (%d)", name, k), res[6+2*nv+k], res[6+k], 1e-10)
 	}
 }
