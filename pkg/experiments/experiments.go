@@ -676,36 +676,38 @@ func Presets() []Preset {
 		})
 	}
 	// Galvan §2.2.2 (Martens & Sutskever 2011): Hessian-free optimisation with structural
-	// damping on the multiplication problem at a short T, the whole sequence in one graph
-	// (the curvature products need it; package hessianfree).
-	out = append(out, Preset{
-		Name:  "martens/multiplication-T30/tanh-16-hf",
-		Paper: "Galvan 2015 §2.2.2 (Martens & Sutskever 2011): Hessian-free optimisation, multiplication T=30",
-		Model: Model{Kind: "tanh", Hidden: 16}, Task: Task{Kind: "multiplication", T: 30},
-		Train: train.Config{Steps: 200, Batch: 100, HessianFree: martensHF},
-	})
-	// The same tanh RNN, task and batch trained by first-order methods, for Galvan's claims
-	// judged at equal seconds of training (docs/claims.tsv): RMSProp at the project's settings
-	// for a tanh RNN (arjovskyOptimizer), and §2.2.4's Nesterov momentum (Sutskever et al.
-	// 2013) from the echo-state-network-style W of spectral radius 1.1 and, for the claim that
-	// momentum without that initialisation is ineffective, from Glorot's draw. A first-order
-	// step costs about 1/75 of a Hessian-free one here alone, 1/160 with 8 replicas at once,
-	// hence the steps (docs/SETTINGS.md).
-	for _, v := range []struct {
-		suffix, paper string
-		radius        float64
-		opt           train.RMSProp
-	}{
-		{"-rmsprop", "RMSProp at the project's settings for a tanh RNN", 0, arjovskyOptimizer("tanh")},
-		{"-nag-esn", "Nesterov's accelerated gradient from an ESN-style W of spectral radius 1.1", 1.1, martensNAG},
-		{"-nag", "Nesterov's accelerated gradient from Glorot's W", 0, martensNAG},
-	} {
+	// damping on three of the pathological problems it learned (multiplication, XOR and
+	// temporal order) at a short T, the whole sequence in one graph (the curvature products
+	// need it; package hessianfree). Beside it, the same tanh RNN, task and batch trained by
+	// first-order methods, for Galvan's claims judged at equal seconds of training
+	// (docs/claims.tsv): RMSProp at the project's settings for a tanh RNN (arjovskyOptimizer),
+	// and §2.2.4's Nesterov momentum (Sutskever et al. 2013) from the echo-state-network-style W
+	// of spectral radius 1.1 and, for the claim that momentum without that initialisation is
+	// ineffective, from Glorot's draw. A first-order step costs about 1/75 of a Hessian-free
+	// one here alone, 1/160 with 8 replicas at once, hence the steps (docs/SETTINGS.md).
+	for _, task := range []string{"multiplication", "xor", "order"} {
 		out = append(out, Preset{
-			Name:  "martens/multiplication-T30/tanh-16" + v.suffix,
-			Paper: "Galvan 2015 §2.2.2, §2.2.4 (Martens & Sutskever 2011; Sutskever et al. 2013): " + v.paper + ", multiplication T=30",
-			Model: Model{Kind: "tanh", Hidden: 16, Radius: v.radius}, Task: Task{Kind: "multiplication", T: 30},
-			Train: train.Config{Steps: 60000, Batch: 100, Optimizer: v.opt},
+			Name:  fmt.Sprintf("martens/%s-T30/tanh-16-hf", task),
+			Paper: "Galvan 2015 §2.2.2 (Martens & Sutskever 2011): Hessian-free optimisation, " + task + " T=30",
+			Model: Model{Kind: "tanh", Hidden: 16}, Task: Task{Kind: task, T: 30},
+			Train: train.Config{Steps: 200, Batch: 100, HessianFree: martensHF},
 		})
+		for _, v := range []struct {
+			suffix, paper string
+			radius        float64
+			opt           train.RMSProp
+		}{
+			{"-rmsprop", "RMSProp at the project's settings for a tanh RNN", 0, arjovskyOptimizer("tanh")},
+			{"-nag-esn", "Nesterov's accelerated gradient from an ESN-style W of spectral radius 1.1", 1.1, martensNAG},
+			{"-nag", "Nesterov's accelerated gradient from Glorot's W", 0, martensNAG},
+		} {
+			out = append(out, Preset{
+				Name:  fmt.Sprintf("martens/%s-T30/tanh-16%s", task, v.suffix),
+				Paper: "Galvan 2015 §2.2.2, §2.2.4 (Martens & Sutskever 2011; Sutskever et al. 2013): " + v.paper + ", " + task + " T=30",
+				Model: Model{Kind: "tanh", Hidden: 16, Radius: v.radius}, Task: Task{Kind: task, T: 30},
+				Train: train.Config{Steps: 60000, Batch: 100, Optimizer: v.opt},
+			})
+		}
 	}
 	// Barber's slides, "Bidirectional RNNs": a one-way LSTM against a bidirectional one (an LSTM
 	// each way) on labels that need the symbols 5 steps before and after (tasks.BothSides, T =
