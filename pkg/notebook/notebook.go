@@ -1,8 +1,9 @@
 // Package notebook holds what the GoNB notebooks share and what no other package should
 // import: quick mode, training with a live loss plot in the cell, resuming from the last
 // checkpoint when a cell is re-run after an interrupt, and the figures and tables that compare
-// runs (over seeds: SeedsChart, SeedsTable; the recorded runs: ShowRecorded). Outside a notebook
-// the display calls do nothing, so the same code runs under `go test`.
+// runs (over seeds: SeedsChart, SeedsTable; against wall time: TimeChart; gradient norms:
+// GradNormChart; the recorded runs: ShowRecorded). Outside a notebook the display calls do
+// nothing, so the same code runs under `go test`.
 package notebook
 
 import (
