@@ -30,6 +30,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
@@ -59,8 +62,11 @@ import (
 // (one layer, 64 complex units, Orvieto et al. 2023) on copy: step by step at T = 1000, and
 // through its filter (an option field "scan": train.Config.Scan, scan.DiagonalFilter, the whole
 // sequence in one graph) at T = 1000, 2000, 5000 and 10 000, for the step time and peak
-// memory against T; and the deep LRU of the orvieto presets (two lru.Block layers of 64
-// features and 64 complex units, through their filter) at T = 1000 and 10 000.
+// memory against T; S4D (64 complex modes) through its filter at the same lengths; the deep LRU
+// of the orvieto presets (two lru.Block layers of 64 features and 64 complex units, through
+// their filter) at T = 1000 … 10 000; and beside them the uRNN 128 and the LSTM 40, step by
+// step with chunked BPTT, at T = 1000, 5000 and 10 000 (with the rows at 2000 above). The
+// table ends with the growth of each such series in T (growth).
 const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000," +
 	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
 	"tanh:80:copy:100,tanh:80:copy:500,tanh:80:copy:2000," +
@@ -72,7 +78,9 @@ const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000,"
 	"urnn:128:copy:100:x2,urnn:128:copy:100:x8,lstm:40:copy:100:x2,lstm:40:copy:100:x8," +
 	"tanh:80:copy:100:x2,tanh:80:copy:100:x8,lt-ornn:80:copy:100:x2,lt-ornn:80:copy:100:x8," +
 	"lru:64:copy:1000,lru:64:copy:1000:scan,lru:64:copy:2000:scan,lru:64:copy:5000:scan,lru:64:copy:10000:scan," +
-	"lru-deep:64:copy:1000:scan,lru-deep:64:copy:10000:scan"
+	"s4d:64:copy:1000:scan,s4d:64:copy:2000:scan,s4d:64:copy:5000:scan,s4d:64:copy:10000:scan," +
+	"lru-deep:64:copy:1000:scan,lru-deep:64:copy:2000:scan,lru-deep:64:copy:5000:scan,lru-deep:64:copy:10000:scan," +
+	"urnn:128:copy:1000,urnn:128:copy:5000,urnn:128:copy:10000,lstm:40:copy:1000,lstm:40:copy:5000,lstm:40:copy:10000"
 
 // torchModels names, for each model kind the PyTorch reference has, the reference's models
 // that time it: the uRNN twice, "urnn-dense" with W materialised once per step. The one place
@@ -504,4 +512,60 @@ func printTable(results []Result, note string) {
 			r.StepMs, r.BuildMs, r.StepsPerS, r.PeakMiB, fmt.Sprintf("%d/%d", r.NodesFwd, r.NodesGrad), ms(r.TorchMs), ms(r.TorchWMs), ratio, inTurn)
 	}
 	fmt.Println(note)
+	for _, g := range growth(results) {
+		fmt.Println(g)
+	}
+}
+
+// longT is the shortest T of the series whose growth in T the table reports (issue 37:
+// 1000 … 10 000).
+const longT = 1000
+
+// growth returns, for each series of single-replica rows of one model, size, task and way of
+// computing (step by step or its filter) measured at two or more T ≥ longT, a line with the
+// exponents a and b of step time ∝ T^a and peak memory ∝ T^b, each the slope of the
+// least-squares line through (log T, log value) (gonum's stat.LinearRegression), and the
+// ratios of the longest T's values to the shortest's. Peak memory includes the process's
+// fixed part (the runtime, the compiled graphs), so b understates the growth of the
+// activations.
+func growth(results []Result) []string {
+	type key struct {
+		model, task string
+		hidden      int
+		scan        bool
+	}
+	series := map[key][]Result{}
+	var order []key
+	for _, r := range results {
+		if r.Replicas != 1 || r.T < longT || r.StepMs <= 0 {
+			continue
+		}
+		k := key{r.Model, r.Task, r.Hidden, r.Scan}
+		if series[k] == nil {
+			order = append(order, k)
+		}
+		series[k] = append(series[k], r)
+	}
+	var out []string
+	for _, k := range order {
+		rs := series[k]
+		slices.SortFunc(rs, func(a, b Result) int { return cmp.Compare(a.T, b.T) })
+		if rs[0].T == rs[len(rs)-1].T {
+			continue
+		}
+		logT, logMs, logMiB := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
+		for i, r := range rs {
+			logT[i], logMs[i], logMiB[i] = math.Log(float64(r.T)), math.Log(r.StepMs), math.Log(max(r.PeakMiB, 1))
+		}
+		_, a := stat.LinearRegression(logT, logMs, nil, false)
+		_, b := stat.LinearRegression(logT, logMiB, nil, false)
+		name := k.model
+		if k.scan {
+			name += " scan"
+		}
+		first, last := rs[0], rs[len(rs)-1]
+		out = append(out, fmt.Sprintf("growth in T: %s %d %s, T %d–%d (%d rows): step time ∝ T^%.2f (×%.1f), peak memory ∝ T^%.2f (×%.1f)",
+			name, k.hidden, k.task, first.T, last.T, len(rs), a, last.StepMs/first.StepMs, b, last.PeakMiB/max(first.PeakMiB, 1)))
+	}
+	return out
 }

@@ -87,6 +87,12 @@ type Model struct {
 	// is the phase ("translate"): the encoder's readout, as wide as the decoder's state, starts
 	// the decoder. Not with Dropout, RecurrentDropout or Bidirectional.
 	Seq2Seq bool `json:",omitempty"`
+	// RMin and RMax bound the LRU's |λ| at initialisation (lru.Cell: Orvieto et al. 2023 §3.3's
+	// ring; 0: lru.DefaultRMin, lru.DefaultRMax); NoGamma leaves out its input normalisation γ
+	// (§3.4). The ablations of the LRU's claims.
+	RMin    float64 `json:",omitempty"`
+	RMax    float64 `json:",omitempty"`
+	NoGamma bool    `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -132,6 +138,12 @@ func (m Model) String() string {
 	if m.Seq2Seq {
 		s += " encoder–decoder"
 	}
+	if m.RMin != 0 || m.RMax != 0 {
+		s += fmt.Sprintf(" ring [%g, %g]", rnn.OrDefault(m.RMin, lru.DefaultRMin), rnn.OrDefault(m.RMax, lru.DefaultRMax))
+	}
+	if m.NoGamma {
+		s += " no γ"
+	}
 	return s
 }
 
@@ -165,6 +177,8 @@ const (
 	optLRScaleA   = "LRScaleA"
 	optForgetBias = "ForgetBias"
 	optRadius     = "Radius"
+	optRing       = "RMin, RMax"
+	optNoGamma    = "NoGamma"
 )
 
 // model is one line of the models table: everything the rest of the project reads about a
@@ -188,6 +202,7 @@ type model struct {
 var (
 	ltOptions   = []string{optPooling, optSigma, optOutputBias}
 	lstmOptions = []string{optForgetBias}
+	lruOptions  = []string{optRing, optNoGamma}
 )
 
 // models is every model kind, one line each, in the order tables and colours follow.
@@ -234,7 +249,9 @@ var models = []model{
 	{kind: "esn", cell: func(m Model, in, out int, _ bool) rnn.Cell { return esn.New(in, m.Hidden, out) }},
 	// Orvieto et al. 2023's linear recurrent unit: Hidden complex units, one layer, a linear
 	// readout (no D·u skip term; pkg/models/lru). Its Λ is diagonal with |λ| < 1, not unitary.
-	{kind: "lru", cell: func(m Model, in, out int, _ bool) rnn.Cell { return lru.New(in, m.Hidden, out) }},
+	{kind: "lru", options: lruOptions, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+		return &lru.Cell{In: in, N: m.Hidden, Out: out, RMin: m.RMin, RMax: m.RMax, NoGamma: m.NoGamma}
+	}},
 	// Chung et al. 2015's gated-feedback RNN (Galvan §2.1.4): Layers layers (default 3, the
 	// paper's) of Hidden tanh units, every layer feeding every other through global reset gates.
 	{kind: "gf-rnn", layered: true, cell: func(m Model, in, out int, _ bool) rnn.Cell {
@@ -253,14 +270,15 @@ var models = []model{
 	// (pkg/models/lru: Block, stacked by pkg/models/stack); ν, θ and γ at
 	// lru.PaperRecurrentLR times the rate (and without AdamW's weight decay), as the paper
 	// trains them.
-	{kind: "lru-deep", layered: true, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+	{kind: "lru-deep", layered: true, options: lruOptions, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		layers := m.Layers
 		if layers == 0 {
 			layers = DeepLRULayers
 		}
 		blocks := make([]rnn.Cell, layers)
 		for l := range blocks {
-			b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: lru.PaperRecurrentLR}
+			b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: lru.PaperRecurrentLR,
+				RMin: m.RMin, RMax: m.RMax, NoGamma: m.NoGamma}
 			if l == 0 {
 				b.In = in
 			}
@@ -340,6 +358,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	}{
 		{optPooling, m.Pooling}, {optSigma, m.Sigma != ""}, {optOutputBias, m.OutputBias},
 		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0}, {optRadius, m.Radius != 0},
+		{optRing, m.RMin != 0 || m.RMax != 0}, {optNoGamma, m.NoGamma},
 	} {
 		if o.set && !slices.Contains(line.options, o.name) {
 			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", o.name, strings.Join(kindsTaking(o.name), ", "), m.Kind)
@@ -747,7 +766,7 @@ func Presets() []Preset {
 	// chunks of 128 make its step about twice as slow), by AdamW at the paper's rates
 	// (lruAdamW).
 	for _, T := range []int{1000, 10000} {
-		m := Model{Kind: "lru-deep", Hidden: DeepLRUHidden}
+		m := Model{Kind: "lru-deep", Hidden: DeepLRUHidden, RMin: RingFor(T, RingMin), RMax: RingFor(T, RingMax)}
 		out = append(out, Preset{
 			Name:  fmt.Sprintf("orvieto/copy-T%d/%s-%d", T, m.Kind, m.Hidden),
 			Paper: fmt.Sprintf("Orvieto et al. 2023 (the deep LRU, AdamW at minimal-LRU's rates), copy T=%d in Arjovsky et al. 2016 §4.1's layout", T),
@@ -757,6 +776,20 @@ func Presets() []Preset {
 	}
 	return out
 }
+
+// RingFor returns the modulus r = 1 − k/T of the orvieto presets' ring at task length T: a unit
+// of |λ| = r keeps r^T ≈ e^{−k} of an input over T steps, so that the ring [RingFor(T, RingMin),
+// RingFor(T, RingMax)] holds every unit's memory of the copy's symbols between e^{−1} and
+// e^{−0.1} across the lag. Orvieto et al. 2023 §3.4 move r_min towards 1 for long-range tasks;
+// the LRU's default ring [0.9, 0.999] keeps 0.999^1000 ≈ 0.37 at most at T = 1000, and
+// 0.9^1000 ≈ 10^−46 at least.
+func RingFor(T int, k float64) float64 { return 1 - k/float64(T) }
+
+// The k of RingFor at the ring's two ends.
+const (
+	RingMin = 1.0
+	RingMax = 0.1
+)
 
 // The deep LRU presets' size: DeepLRULayers blocks of DeepLRUHidden features and as many
 // complex units each.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 )
 
 // ApplyOverrides sets the fields of p that args name as flags of BindFlags ("-T 100",
@@ -113,6 +114,11 @@ var presetFlags = []presetFlag{
 	field("bidirectional", "read the sequence both ways: a model forward and one backward, the outputs reading both (whole sequences, no chunks)", false,
 		func(p *pre) *bool { return &p.Model.Bidirectional }, nil, ""),
 	field("seq2seq", "an encoder–decoder of two models of the kind (task translate)", false, func(p *pre) *bool { return &p.Model.Seq2Seq }, nil, ""),
+	field("r-min", fmt.Sprintf("LRU: the smallest |λ| at initialisation, in (0, 1) (Orvieto et al. 2023's ring; default %g)", lru.DefaultRMin), 0.0,
+		func(p *pre) *float64 { return &p.Model.RMin }, func(v float64) bool { return v > 0 && v < 1 }, "a modulus in (0, 1)"),
+	field("r-max", fmt.Sprintf("LRU: the largest |λ| at initialisation, in (0, 1) (default %g)", lru.DefaultRMax), 0.0,
+		func(p *pre) *float64 { return &p.Model.RMax }, func(v float64) bool { return v > 0 && v < 1 }, "a modulus in (0, 1)"),
+	field("no-gamma", "LRU: leave out the input normalisation γ (γ ≡ 1)", false, func(p *pre) *bool { return &p.Model.NoGamma }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *pre) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *pre) *int { return &p.Task.T }, nil, ""),
 	field("dataset", "the MNIST tasks' images: \"\" for MNIST, fashion for Fashion-MNIST", "", func(p *pre) *string { return &p.Task.Dataset },

@@ -43,8 +43,9 @@ import (
 // by whole-chunk operations, layer after layer (train.Config.Scan; package stack's Filter).
 type Block struct {
 	In, H, N, Out int
-	// RMin, RMax and MaxPhase are the Cell's (0: the defaults).
+	// RMin, RMax, MaxPhase and NoGamma are the Cell's (0, false: the defaults).
 	RMin, RMax, MaxPhase float64
+	NoGamma              bool
 	Type                 dtypes.DType // zero value: Float32
 	// RecurrentLR trains ν^log, θ^log and γ^log at this multiple of the learning rate
 	// (rnn.LRScaled; [1]: a smaller one, PaperRecurrentLR); 0 keeps one rate for all.
@@ -69,7 +70,9 @@ func (b *Block) LRScales() map[string]float64 {
 	}
 	out := map[string]float64{}
 	for _, name := range recurrentVars {
-		out[name] = b.RecurrentLR
+		if name != "gamma_log" || !b.NoGamma {
+			out[name] = b.RecurrentLR
+		}
 	}
 	return out
 }
@@ -79,7 +82,7 @@ const layerNormEps = 1e-5
 
 // lru returns the LRU inside the block, as a Cell of H inputs and outputs.
 func (b *Block) lru() *Cell {
-	return &Cell{In: b.H, N: b.N, Out: b.H, RMin: b.RMin, RMax: b.RMax, MaxPhase: b.MaxPhase, Type: b.Type}
+	return &Cell{In: b.H, N: b.N, Out: b.H, RMin: b.RMin, RMax: b.RMax, MaxPhase: b.MaxPhase, NoGamma: b.NoGamma, Type: b.Type}
 }
 
 // Sizes implements rnn.Cell: the state is [Re x | Im x | e], 2N + H floats.
@@ -88,11 +91,11 @@ func (b *Block) Sizes() rnn.Sizes { return rnn.Sizes{In: b.In, State: 2*b.N + b.
 // DType implements rnn.Cell.
 func (b *Block) DType() dtypes.DType { return rnn.OrFloat32(b.Type) }
 
-// NumParams returns the number of trainable parameters: the LRU's 3N + 4HN, D and the
+// NumParams returns the number of trainable parameters: the LRU's 3N (2N with NoGamma) + 4HN, D and the
 // LayerNorm's gain and bias 3H, the gates 2H² + 2H, and In·H + H for the encoder when In ≠ H,
 // H·Out + Out for the decoder when Out ≠ H.
 func (b *Block) NumParams() int {
-	n := 3*b.N + 4*b.H*b.N + 3*b.H + 2*b.H*b.H + 2*b.H
+	n := b.lru().recurrentParams() + 4*b.H*b.N + 3*b.H + 2*b.H*b.H + 2*b.H
 	if b.In != b.H {
 		n += b.In*b.H + b.H
 	}
@@ -161,8 +164,7 @@ func (b *Block) Init(scope *model.Scope, rng *rand.Rand) error {
 func (b *Block) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, b.variables(nil), b)
 	lr, li := Lambda(v["nu_log"], v["theta_log"])
-	gamma := InsertAxes(Exp(v["gamma_log"]), 0)
-	in := Concatenate([]*Node{Mul(v["B_re"], gamma), Mul(v["B_im"], gamma)}, 1)
+	in := inputMatrix(v)
 	readout := Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0)
 	return &blockStep{b: b, v: v, lr: lr, li: li, in: in, readout: readout, lru: rnn.NewDiagonal(lr, li, in, readout, ZerosLike(v["D"]))}
 }

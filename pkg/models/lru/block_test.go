@@ -28,6 +28,7 @@ func TestBlock(t *testing.T) {
 	}{
 		{"encoder and decoder", lru.Block{In: 3, H: 4, N: 2, Out: 2}},
 		{"width H throughout", lru.Block{In: 4, H: 4, N: 3, Out: 4, RMin: 0.5, RMax: 0.8}},
+		{"no γ", lru.Block{In: 3, H: 4, N: 2, Out: 2, NoGamma: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tc.block
@@ -42,6 +43,7 @@ func TestBlock(t *testing.T) {
 				ParamCounts: []celltest.ParamCount{
 					{Name: "copy, first block H 64, N 64", Cell: &lru.Block{In: 10, H: 64, N: 64, Out: 64}, Want: 192 + 16384 + 192 + 8192 + 128 + 704},
 					{Name: "H 64 throughout", Cell: &lru.Block{In: 64, H: 64, N: 64, Out: 64}, Want: 192 + 16384 + 192 + 8192 + 128},
+					{Name: "H 64 throughout, no γ", Cell: &lru.Block{In: 64, H: 64, N: 64, Out: 64, NoGamma: true}, Want: 128 + 16384 + 192 + 8192 + 128},
 				},
 				Budget: celltest.GraphCost{Forward: 39, Training: 134},
 				BadConfigs: []celltest.BadConfig{
@@ -107,7 +109,7 @@ func blockStep(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y [
 		for k := range H {
 			bv += complex(p["B_re"][k*n+j], p["B_im"][k*n+j]) * complex(v[k], 0)
 		}
-		x[j] = lambda*complex(h[j], h[n+j]) + complex(math.Exp(p["gamma_log"][j]), 0)*bv
+		x[j] = lambda*complex(h[j], h[n+j]) + gamma(p, j)*bv
 		next[j], next[n+j] = real(x[j]), imag(x[j])
 	}
 	copy(next[2*n:], e)

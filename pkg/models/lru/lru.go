@@ -119,7 +119,10 @@ type Cell struct {
 	RMin, RMax float64
 	// MaxPhase bounds arg λ at initialisation, in (0, 2π]; 0 means DefaultMaxPhase.
 	MaxPhase float64
-	Type     dtypes.DType // zero value: Float32
+	// NoGamma leaves out the input normalisation: γ ≡ 1, no variable γ^log ([1] §3.4's
+	// ablation: without it, the states of units with |λ| near 1 grow as 1/√(1 − |λ|²)).
+	NoGamma bool
+	Type    dtypes.DType // zero value: Float32
 }
 
 // New returns an LRU with in inputs, n complex units and out outputs, initialised with the
@@ -138,8 +141,16 @@ func (c *Cell) maxPhase() float64 { return rnn.OrDefault(c.MaxPhase, DefaultMaxP
 
 // NumParams returns the number of trainable parameters, 3N + 2·In·N + 2·N·Out + Out (ν^log,
 // θ^log, γ^log; B; C; b_o): 289 for N = 32 on adding (In 2, Out 1), 5257 for N = 128 on copy
-// (In 10, Out 9).
-func (c *Cell) NumParams() int { return 3*c.N + 2*c.In*c.N + 2*c.N*c.Out + c.Out }
+// (In 10, Out 9); N fewer with NoGamma.
+func (c *Cell) NumParams() int { return c.recurrentParams() + 2*c.In*c.N + 2*c.N*c.Out + c.Out }
+
+// recurrentParams counts ν^log, θ^log and γ^log: 3N, or 2N with NoGamma.
+func (c *Cell) recurrentParams() int {
+	if c.NoGamma {
+		return 2 * c.N
+	}
+	return 3 * c.N
+}
 
 // check returns an error naming the first invalid field and its accepted range.
 func (c *Cell) check() error {
@@ -188,16 +199,20 @@ func (c *Cell) ring(rng *rand.Rand) (nuLog, thetaLog, gammaLog []float64) {
 func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
 	nuLog, thetaLog, gammaLog := c.ring(rng)
 	bStd, cStd := 1/math.Sqrt(2*float64(c.In)), 1/math.Sqrt(float64(c.N))
-	return []rnn.Var{
+	vars := []rnn.Var{
 		{Name: "nu_log", Dims: []int{c.N}, Values: nuLog},
 		{Name: "theta_log", Dims: []int{c.N}, Values: thetaLog},
-		{Name: "gamma_log", Dims: []int{c.N}, Values: gammaLog},
+	}
+	if !c.NoGamma {
+		vars = append(vars, rnn.Var{Name: "gamma_log", Dims: []int{c.N}, Values: gammaLog})
+	}
+	return append(vars, []rnn.Var{
 		{Name: "B_re", Dims: []int{c.In, c.N}, Values: rnn.Gaussian(rng, c.In*c.N, bStd)},
 		{Name: "B_im", Dims: []int{c.In, c.N}, Values: rnn.Gaussian(rng, c.In*c.N, bStd)},
 		{Name: "C_re", Dims: []int{c.N, c.Out}, Values: rnn.Gaussian(rng, c.N*c.Out, cStd)},
 		{Name: "C_im", Dims: []int{c.N, c.Out}, Values: rnn.Gaussian(rng, c.N*c.Out, cStd)},
 		{Name: "bo", Dims: []int{c.Out}, Values: make([]float64, c.Out)},
-	}
+	}...)
 }
 
 // Init implements rnn.Cell: it creates the variables listed in the package doc. It returns an
@@ -224,9 +239,18 @@ func Lambda(nuLog, thetaLog *Node) (re, im *Node) {
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
 	lr, li := Lambda(v["nu_log"], v["theta_log"])
-	gamma := InsertAxes(Exp(v["gamma_log"]), 0)                                 // [1, N]
-	in := Concatenate([]*Node{Mul(v["B_re"], gamma), Mul(v["B_im"], gamma)}, 1) // [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ]
-	return rnn.NewDiagonal(lr, li, in, Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), v["bo"])
+	return rnn.NewDiagonal(lr, li, inputMatrix(v), Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), v["bo"])
+}
+
+// inputMatrix returns [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ], [In, 2N], from the variables v; γ ≡ 1 when
+// there is no "gamma_log" (NoGamma).
+func inputMatrix(v map[string]*Node) *Node {
+	re, im := v["B_re"], v["B_im"]
+	if gl, ok := v["gamma_log"]; ok {
+		gamma := InsertAxes(Exp(gl), 0) // [1, N]
+		re, im = Mul(re, gamma), Mul(im, gamma)
+	}
+	return Concatenate([]*Node{re, im}, 1)
 }
 
 var _ rnn.DenseW = (*Cell)(nil)

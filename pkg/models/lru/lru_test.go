@@ -23,7 +23,16 @@ func TestCell(t *testing.T) {
 	}{
 		{"defaults", lru.Cell{In: 3, N: 4, Out: 2}},
 		{"ring 0.5-0.8, phases to π/10", lru.Cell{In: 3, N: 4, Out: 2, RMin: 0.5, RMax: 0.8, MaxPhase: math.Pi / 10}},
+		{"no γ", lru.Cell{In: 3, N: 4, Out: 2, NoGamma: true}},
 	} {
+		mismatched := []celltest.BadConfig{
+			{Name: "other N", Cell: &lru.Cell{In: 3, N: 5, Out: 2, NoGamma: tc.cell.NoGamma}, Want: "/nu_log has shape"},
+			{Name: "other In", Cell: &lru.Cell{In: 4, N: 4, Out: 2, NoGamma: tc.cell.NoGamma}, Want: "/B_re has shape"},
+			{Name: "other Out", Cell: &lru.Cell{In: 3, N: 4, Out: 3, NoGamma: tc.cell.NoGamma}, Want: "/C_re has shape"},
+		}
+		if tc.cell.NoGamma {
+			mismatched = append(mismatched, celltest.BadConfig{Name: "with γ", Cell: lru.New(3, 4, 2), Want: "/gamma_log does not exist"})
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			celltest.Test(t, celltest.Config{
 				New: func() rnn.Cell {
@@ -36,6 +45,7 @@ func TestCell(t *testing.T) {
 				ParamCounts: []celltest.ParamCount{
 					{Name: "adding, N 32", Cell: lru.New(2, 32, 1), Want: 289},
 					{Name: "copy, N 128", Cell: lru.New(10, 128, 9), Want: 5257},
+					{Name: "copy, N 128, no γ", Cell: &lru.Cell{In: 10, N: 128, Out: 9, NoGamma: true}, Want: 5257 - 128},
 				},
 				Budget: celltest.GraphCost{Forward: 11, Training: 37},
 				BadConfigs: []celltest.BadConfig{
@@ -50,12 +60,8 @@ func TestCell(t *testing.T) {
 					{Name: "NaN MaxPhase", Cell: &lru.Cell{In: 3, N: 4, Out: 2, MaxPhase: math.NaN()}, Want: "MaxPhase = NaN"},
 					{Name: "Int32 Type", Cell: &lru.Cell{In: 3, N: 4, Out: 2, Type: dtypes.Int32}, Want: "Type = Int32"},
 				},
-				Mismatched: []celltest.BadConfig{
-					{Name: "other N", Cell: lru.New(3, 5, 2), Want: "/nu_log has shape"},
-					{Name: "other In", Cell: lru.New(4, 4, 2), Want: "/B_re has shape"},
-					{Name: "other Out", Cell: lru.New(3, 4, 3), Want: "/C_re has shape"},
-				},
-				Step: step,
+				Mismatched: mismatched,
+				Step:       step,
 			})
 		})
 	}
@@ -78,7 +84,7 @@ func step(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y []floa
 		for k := range c.In {
 			bu += complex(p["B_re"][k*n+j], p["B_im"][k*n+j]) * complex(u[k], 0)
 		}
-		x[j] = lambda*complex(h[j], h[n+j]) + complex(math.Exp(p["gamma_log"][j]), 0)*bu
+		x[j] = lambda*complex(h[j], h[n+j]) + gamma(p, j)*bu
 	}
 	next = make([]float64, 2*n)
 	for j, v := range x {
@@ -93,6 +99,14 @@ func step(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y []floa
 		y[k] = real(cx) + p["bo"][k]
 	}
 	return next, y
+}
+
+// gamma returns γ_j = exp(γ^log_j), or 1 when the cell has no γ^log (NoGamma).
+func gamma(p map[string][]float64, j int) complex128 {
+	if gl, ok := p["gamma_log"]; ok {
+		return complex(math.Exp(gl[j]), 0)
+	}
+	return 1
 }
 
 // TestInit checks the initialisation of [1] §3.3–3.4 and appendix A on many units: |λ| in
