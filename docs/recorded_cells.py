@@ -1,4 +1,4 @@
-"""Re-draws the recorded-runs cell of notebooks 06-13 from docs/runs and saves its output in place.
+"""Re-draws the recorded-runs cell of notebooks 06-14 from docs/runs and saves its output in place.
 
 Each training notebook ends with a cell that draws the project's own 8-seed runs as they stand
 (notebook.ShowRecorded; the line after its "%%" is MARKER). After the runs move on, this script
