@@ -4,7 +4,7 @@
 // needs no plugin and no network. XLA is chosen with the environment variable
 // GOMLX_BACKEND, as in GoMLX itself:
 //
-//	GOMLX_BACKEND=go        pure Go (the default when unset or empty)
+//	GOMLX_BACKEND=go        pure Go (the default when unset or empty; its worker pool unlimited, newGo)
 //	GOMLX_BACKEND=xla:cpu   XLA through a PJRT CPU plugin
 //	GOMLX_BACKEND=xla:cuda  XLA through a PJRT CUDA plugin
 //
@@ -16,6 +16,7 @@ package backend
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -77,7 +78,7 @@ func NewWithConfig(config string) (compute.Backend, error) {
 	)
 	switch name {
 	case gobackend.BackendName:
-		b, err = gobackend.New(opts)
+		b, err = newGo(opts)
 	case xla.BackendName, "stablehlo", "hlo", "pjrt":
 		b, err = newXLA(config, opts)
 	default:
@@ -87,6 +88,32 @@ func NewWithConfig(config string) (compute.Backend, error) {
 		return nil, err
 	}
 	cached[config] = b
+	return b, nil
+}
+
+// newGo returns the pure-Go backend with its options, its worker pool unlimited unless the
+// options set "parallelism". The backend's default pool of 2×GOMAXPROCS workers is filled by its
+// graph executors, idle while a large matrix product runs, so that the product's own workers
+// (the pool's Saturate) do not start and it runs on one core; unlimited, the product uses
+// every core. The results are the same bit for bit (the product splits its rows and columns
+// among workers, never a sum): TestGoParallelismSameNumbers. The steps it speeds up and by how
+// much are in docs/bench.txt. The option is set through the backend's Workers pool rather than
+// its "parallelism=-1" option, which prints a line to standard output, into every notebook cell
+// and every command's output.
+func newGo(opts string) (compute.Backend, error) {
+	b, err := gobackend.New(opts)
+	if err != nil || strings.Contains(opts, "parallelism") {
+		return b, err
+	}
+	workers := reflect.ValueOf(b).Elem().FieldByName("Workers")
+	if !workers.IsValid() || workers.Kind() != reflect.Pointer || workers.IsNil() {
+		return nil, fmt.Errorf("backend: the Go backend %T has no Workers pool to unlimit; set %s=go:parallelism=-1 instead", b, EnvVar)
+	}
+	set := workers.MethodByName("SetMaxParallelism")
+	if !set.IsValid() {
+		return nil, fmt.Errorf("backend: the Go backend's Workers pool %s has no SetMaxParallelism; set %s=go:parallelism=-1 instead", workers.Type(), EnvVar)
+	}
+	set.Call([]reflect.Value{reflect.ValueOf(-1)})
 	return b, nil
 }
 

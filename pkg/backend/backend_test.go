@@ -1,8 +1,13 @@
 package backend
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 func TestDefaultIsGo(t *testing.T) {
@@ -39,5 +44,42 @@ func TestUnknownBackend(t *testing.T) {
 	_, err := NewWithConfig("tpu9")
 	if err == nil || !strings.Contains(err.Error(), `"tpu9"`) || !strings.Contains(err.Error(), "xla:cpu") {
 		t.Errorf("NewWithConfig(\"tpu9\"): error %v, want one naming \"tpu9\" and the accepted values", err)
+	}
+}
+
+// TestGoParallelismSameNumbers checks that the default Go backend's pool is unlimited (newGo)
+// and that a matrix product large enough to be split among workers gives, bit for bit, the
+// numbers of one worker.
+func TestGoParallelismSameNumbers(t *testing.T) {
+	unlimited, err := NewWithConfig("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := unlimited.Description(); !strings.Contains(d, "parallelism=-1") {
+		t.Errorf("default Go backend: %q, want its pool unlimited (parallelism=-1)", d)
+	}
+	one, err := NewWithConfig("go:parallelism=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, k, n = 300, 257, 130
+	a, b := make([]float32, m*k), make([]float32, k*n)
+	for i := range a {
+		a[i] = float32(math.Sin(float64(i)))
+	}
+	for i := range b {
+		b[i] = float32(math.Cos(float64(3 * i)))
+	}
+	product := func(be compute.Backend) [][]float32 {
+		out := graph.MustExecOnce(be, graph.MatMul, tensors.FromFlatDataAndDimensions(a, m, k), tensors.FromFlatDataAndDimensions(b, k, n))
+		return out.Value().([][]float32)
+	}
+	got, want := product(unlimited), product(one)
+	for i := range want {
+		for j := range want[i] {
+			if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
+				t.Fatalf("row %d column %d: %v with the pool unlimited, %v with one worker", i, j, got[i][j], want[i][j])
+			}
+		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // Block is the block length C of DiagonalComplex and DiagonalFilter (at most: a sequence
 // shorter than Block is one block, and DiagonalComplex takes the largest divisor of the length
-// between Block/2 and Block when there is one, blockLen). A block's matrix products do work
+// between Block/2 and Block when there is one, blockLen; DiagonalFilter a smaller power of two
+// when it has many inputs and outputs, filterBlock). A block's matrix products do work
 // that grows with C and the levels of blocks fall with it; 32 is the fastest of 16, 32 and 64 in cmd/bench's LRU
 // rows (copy, T = 10 000). Tests set it smaller to make many levels out of short sequences.
 var Block = 32

@@ -41,7 +41,7 @@ func DiagonalFilter(lamRe, lamIm, in, out, u, x0 *Node) (y, last *Node) {
 			lamRe.Shape(), lamIm.Shape(), in.Shape(), out.Shape(), u.Shape(), x0.Shape())
 	}
 	nOut := out.Shape().Dim(1)
-	C := min(Block, T)
+	C := min(filterBlock(n, nIn, nOut), T)
 	K := (T + C - 1) / C
 	m := T - (K-1)*C // steps of the last block
 	pr, pi := powers(lamRe, lamIm, C)
@@ -92,4 +92,19 @@ func DiagonalFilter(lamRe, lamIm, in, out, u, x0 *Node) (y, last *Node) {
 	er, ei := cmul(hr, hi, mr, mi)
 	last = Add(MatMul(uLast, endM), Concatenate([]*Node{er, ei}, 1))
 	return y, last
+}
+
+// filterBlock is DiagonalFilter's block length for N units, In inputs and Out outputs: Block
+// halved until C·In·Out ≤ 8N·(In + Out) or C ≤ 4. A step costs
+// C·In·Out multiply-adds in the block-Toeplitz product, which grows with C, and 2N·(In + Out)
+// in the products with the states entering the blocks, which do not; the bound keeps the
+// first within four times the second. With few inputs and outputs (the one-layer LRU on copy,
+// 10 in and 9 out) C is Block; the deep LRU's blocks (In = Out = H = N = 64) take 16, where
+// Block's 32 would double the Toeplitz product's work (cmd/bench, docs/bench.txt).
+func filterBlock(n, nIn, nOut int) int {
+	c := Block
+	for c > 4 && c*nIn*nOut > 8*n*(nIn+nOut) {
+		c /= 2
+	}
+	return c
 }
