@@ -88,11 +88,13 @@ type Model struct {
 	// the decoder. Not with Dropout, RecurrentDropout or Bidirectional.
 	Seq2Seq bool `json:",omitempty"`
 	// RMin and RMax bound the LRU's |λ| at initialisation (lru.Cell: Orvieto et al. 2023 §3.3's
-	// ring; 0: lru.DefaultRMin, lru.DefaultRMax); NoGamma leaves out its input normalisation γ
+	// ring; 0: lru.DefaultRMin, lru.DefaultRMax), MaxPhase its arg λ (§3.3: [0, π/10] for the
+	// longest task; 0: lru.DefaultMaxPhase, 2π); NoGamma leaves out its input normalisation γ
 	// (§3.4). The ablations of the LRU's claims.
-	RMin    float64 `json:",omitempty"`
-	RMax    float64 `json:",omitempty"`
-	NoGamma bool    `json:",omitempty"`
+	RMin     float64 `json:",omitempty"`
+	RMax     float64 `json:",omitempty"`
+	MaxPhase float64 `json:",omitempty"`
+	NoGamma  bool    `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -141,6 +143,9 @@ func (m Model) String() string {
 	if m.RMin != 0 || m.RMax != 0 {
 		s += fmt.Sprintf(" ring [%g, %g]", rnn.OrDefault(m.RMin, lru.DefaultRMin), rnn.OrDefault(m.RMax, lru.DefaultRMax))
 	}
+	if m.MaxPhase != 0 {
+		s += fmt.Sprintf(" phases [0, %g]", m.MaxPhase)
+	}
 	if m.NoGamma {
 		s += " no γ"
 	}
@@ -179,6 +184,7 @@ const (
 	optRadius     = "Radius"
 	optRing       = "RMin, RMax"
 	optNoGamma    = "NoGamma"
+	optMaxPhase   = "MaxPhase"
 )
 
 // model is one line of the models table: everything the rest of the project reads about a
@@ -202,7 +208,7 @@ type model struct {
 var (
 	ltOptions   = []string{optPooling, optSigma, optOutputBias}
 	lstmOptions = []string{optForgetBias}
-	lruOptions  = []string{optRing, optNoGamma}
+	lruOptions  = []string{optRing, optMaxPhase, optNoGamma}
 )
 
 // models is every model kind, one line each, in the order tables and colours follow.
@@ -250,7 +256,7 @@ var models = []model{
 	// Orvieto et al. 2023's linear recurrent unit: Hidden complex units, one layer, a linear
 	// readout (no D·u skip term; pkg/models/lru). Its Λ is diagonal with |λ| < 1, not unitary.
 	{kind: "lru", options: lruOptions, cell: func(m Model, in, out int, _ bool) rnn.Cell {
-		return &lru.Cell{In: in, N: m.Hidden, Out: out, RMin: m.RMin, RMax: m.RMax, NoGamma: m.NoGamma}
+		return &lru.Cell{In: in, N: m.Hidden, Out: out, RMin: m.RMin, RMax: m.RMax, MaxPhase: m.MaxPhase, NoGamma: m.NoGamma}
 	}},
 	// Chung et al. 2015's gated-feedback RNN (Galvan §2.1.4): Layers layers (default 3, the
 	// paper's) of Hidden tanh units, every layer feeding every other through global reset gates.
@@ -278,7 +284,7 @@ var models = []model{
 		blocks := make([]rnn.Cell, layers)
 		for l := range blocks {
 			b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: lru.PaperRecurrentLR,
-				RMin: m.RMin, RMax: m.RMax, NoGamma: m.NoGamma}
+				RMin: m.RMin, RMax: m.RMax, MaxPhase: m.MaxPhase, NoGamma: m.NoGamma}
 			if l == 0 {
 				b.In = in
 			}
@@ -358,7 +364,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	}{
 		{optPooling, m.Pooling}, {optSigma, m.Sigma != ""}, {optOutputBias, m.OutputBias},
 		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0}, {optRadius, m.Radius != 0},
-		{optRing, m.RMin != 0 || m.RMax != 0}, {optNoGamma, m.NoGamma},
+		{optRing, m.RMin != 0 || m.RMax != 0}, {optMaxPhase, m.MaxPhase != 0}, {optNoGamma, m.NoGamma},
 	} {
 		if o.set && !slices.Contains(line.options, o.name) {
 			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", o.name, strings.Join(kindsTaking(o.name), ", "), m.Kind)
