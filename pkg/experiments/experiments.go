@@ -95,6 +95,9 @@ type Model struct {
 	RMax     float64 `json:",omitempty"`
 	MaxPhase float64 `json:",omitempty"`
 	NoGamma  bool    `json:",omitempty"`
+	// RecurrentLR trains the deep LRU's ν, θ and γ at this multiple of the learning rate
+	// (lru.Block.RecurrentLR; 0: lru.PaperRecurrentLR, 0.5).
+	RecurrentLR float64 `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -149,6 +152,9 @@ func (m Model) String() string {
 	if m.NoGamma {
 		s += " no γ"
 	}
+	if m.RecurrentLR != 0 {
+		s += fmt.Sprintf(" ν, θ, γ at %g× lr", m.RecurrentLR)
+	}
 	return s
 }
 
@@ -176,15 +182,16 @@ var Inits = func() map[string][]string {
 // The options of Model that only some kinds take, by field name; a kind's line in the models
 // table lists those it takes.
 const (
-	optPooling    = "Pooling"
-	optSigma      = "Sigma"
-	optOutputBias = "OutputBias"
-	optLRScaleA   = "LRScaleA"
-	optForgetBias = "ForgetBias"
-	optRadius     = "Radius"
-	optRing       = "RMin, RMax"
-	optNoGamma    = "NoGamma"
-	optMaxPhase   = "MaxPhase"
+	optPooling     = "Pooling"
+	optSigma       = "Sigma"
+	optOutputBias  = "OutputBias"
+	optLRScaleA    = "LRScaleA"
+	optForgetBias  = "ForgetBias"
+	optRadius      = "Radius"
+	optRing        = "RMin, RMax"
+	optNoGamma     = "NoGamma"
+	optMaxPhase    = "MaxPhase"
+	optRecurrentLR = "RecurrentLR"
 )
 
 // model is one line of the models table: everything the rest of the project reads about a
@@ -209,6 +216,8 @@ var (
 	ltOptions   = []string{optPooling, optSigma, optOutputBias}
 	lstmOptions = []string{optForgetBias}
 	lruOptions  = []string{optRing, optMaxPhase, optNoGamma}
+	// The deep LRU's blocks also take the rate of their recurrent parameters.
+	lruDeepOptions = append(slices.Clip(lruOptions), optRecurrentLR)
 )
 
 // models is every model kind, one line each, in the order tables and colours follow.
@@ -276,14 +285,14 @@ var models = []model{
 	// (pkg/models/lru: Block, stacked by pkg/models/stack); ν, θ and γ at
 	// lru.PaperRecurrentLR times the rate (and without AdamW's weight decay), as the paper
 	// trains them.
-	{kind: "lru-deep", layered: true, options: lruOptions, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+	{kind: "lru-deep", layered: true, options: lruDeepOptions, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		layers := m.Layers
 		if layers == 0 {
 			layers = DeepLRULayers
 		}
 		blocks := make([]rnn.Cell, layers)
 		for l := range blocks {
-			b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: lru.PaperRecurrentLR,
+			b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: rnn.OrDefault(m.RecurrentLR, lru.PaperRecurrentLR),
 				RMin: m.RMin, RMax: m.RMax, MaxPhase: m.MaxPhase, NoGamma: m.NoGamma}
 			if l == 0 {
 				b.In = in
@@ -365,6 +374,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		{optPooling, m.Pooling}, {optSigma, m.Sigma != ""}, {optOutputBias, m.OutputBias},
 		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0}, {optRadius, m.Radius != 0},
 		{optRing, m.RMin != 0 || m.RMax != 0}, {optMaxPhase, m.MaxPhase != 0}, {optNoGamma, m.NoGamma},
+		{optRecurrentLR, m.RecurrentLR != 0},
 	} {
 		if o.set && !slices.Contains(line.options, o.name) {
 			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", o.name, strings.Join(kindsTaking(o.name), ", "), m.Kind)

@@ -9,6 +9,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
@@ -90,6 +91,8 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "gru", Hidden: 8, ForgetBias: 1}, `Model.ForgetBias is for lstm, lstm-peephole, not "gru"`},
 		{Model{Kind: "urnn", Hidden: 8, OutputBias: true}, `Model.OutputBias is for lt-ornn, lt-irnn, not "urnn"`},
 		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "sigmoid"}, `Model.Sigma = "sigmoid", want "" (the task's default), "linear", "relu" or "tanh"`},
+		{Model{Kind: "lru", Hidden: 8, RecurrentLR: 0.1}, `Model.RecurrentLR is for lru-deep, not "lru"`},
+		{Model{Kind: "urnn", Hidden: 8, MaxPhase: 1}, `Model.MaxPhase is for lru, lru-deep, not "urnn"`},
 	} {
 		if _, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.m, err, tc.want)
@@ -289,6 +292,26 @@ func TestGatedFeedbackBudget(t *testing.T) {
 		}
 		if _, got := rnn.Params(cell); got != n || math.Abs(float64(got-17025)) > 0.03*17025 {
 			t.Errorf("%s: %d free parameters, want %d (within 3%% of the tanh RNN's 17 025)", name, got, n)
+		}
+	}
+}
+
+// TestDeepLRURecurrentLR checks that Model.RecurrentLR sets the rate of every block's ν, θ and
+// γ, and that without it they train at lru.PaperRecurrentLR.
+func TestDeepLRURecurrentLR(t *testing.T) {
+	for _, tc := range []struct{ set, want float64 }{{0, lru.PaperRecurrentLR}, {0.05, 0.05}} {
+		c, err := Model{Kind: "lru-deep", Hidden: 4, Layers: 2, RecurrentLR: tc.set}.cell(3, 2, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scales := c.(rnn.LRScaled).LRScales()
+		if len(scales) != 6 {
+			t.Errorf("RecurrentLR %g: scales %v, want ν, θ and γ of two blocks", tc.set, scales)
+		}
+		for name, got := range scales {
+			if got != tc.want {
+				t.Errorf("RecurrentLR %g: %s at %g× the rate, want %g", tc.set, name, got, tc.want)
+			}
 		}
 	}
 }
