@@ -781,7 +781,7 @@ func Presets() []Preset {
 	// sequence in one graph (Chunk 0: the filter's memory is that of the inputs and outputs, and
 	// chunks of 128 make its step about twice as slow), by AdamW at the paper's rates
 	// (lruAdamW).
-	for _, T := range []int{1000, 10000} {
+	for _, T := range []int{1000, 2000, 10000} {
 		m := Model{Kind: "lru-deep", Hidden: DeepLRUHidden, RMin: RingFor(T, RingMin), RMax: RingFor(T, RingMax)}
 		out = append(out, Preset{
 			Name:  fmt.Sprintf("orvieto/copy-T%d/%s-%d", T, m.Kind, m.Hidden),
