@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
+	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
-	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
