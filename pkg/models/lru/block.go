@@ -262,10 +262,11 @@ func (s *blockStep) States(h0, u *Node) *Node {
 func (s *blockStep) Filter(h0, u *Node) (outputs, last *Node) {
 	x0, _ := s.split(h0)
 	e := s.encode(u)
-	y, xT := scan.DiagonalFilter(s.lr, s.li, s.in, s.readout, s.norm(e), x0)
+	v := s.norm(e)
+	y, xT := scan.DiagonalFilter(s.lr, s.li, s.in, s.readout, v, x0)
 	T := u.Shape().Dim(1)
 	eT := Squeeze(SliceAxis(e, 1, AxisElem(T-1)), 1)
-	return s.gate(y, e), Concatenate([]*Node{xT, eT}, -1)
+	return s.gate(y, v, e), Concatenate([]*Node{xT, eT}, -1)
 }
 
 // Readout returns z (or z W_o + b_o) for states [..., 2N + H].
@@ -274,13 +275,16 @@ func (s *blockStep) Readout(states *Node) *Node {
 }
 
 // output returns z (or z W_o + b_o) from x [..., 2N] and e [..., H].
-func (s *blockStep) output(x, e *Node) *Node { return s.gate(dense(x, s.readout, nil), e) }
+func (s *blockStep) output(x, e *Node) *Node {
+	return s.gate(dense(x, s.readout, nil), s.norm(e), e)
+}
 
-// gate returns z (or z W_o + b_o) from the LRU's readout Re(C x), [..., H], and e [..., H]:
-// y = Re(C x) + D ⊙ LayerNorm(e), z = e + (y W_1 + b_1) ⊙ σ(y W_2 + b_2).
-func (s *blockStep) gate(cx, e *Node) *Node {
+// gate returns z (or z W_o + b_o) from the LRU's readout Re(C x), [..., H], its input v =
+// LayerNorm(e) and e, [..., H] each: y = Re(C x) + D ⊙ v, z = e + (y W_1 + b_1) ⊙ σ(y W_2 + b_2).
+// The callers pass v they have computed (the graph does not merge equal subexpressions).
+func (s *blockStep) gate(cx, v, e *Node) *Node {
 	r := e.Rank()
-	y := Add(cx, Mul(s.norm(e), ExpandLeftToRank(s.v["D"], r)))
+	y := Add(cx, Mul(v, ExpandLeftToRank(s.v["D"], r)))
 	z := Add(e, Mul(dense(y, s.v["W1"], s.v["b1"]), Sigmoid(dense(y, s.v["W2"], s.v["b2"]))))
 	if s.b.Out == s.b.H {
 		return z
