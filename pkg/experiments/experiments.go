@@ -286,24 +286,60 @@ var models = []model{
 	// lru.PaperRecurrentLR times the rate (and without AdamW's weight decay), as the paper
 	// trains them.
 	{kind: "lru-deep", layered: true, options: lruDeepOptions, cell: func(m Model, in, out int, _ bool) rnn.Cell {
-		layers := m.Layers
-		if layers == 0 {
-			layers = DeepLRULayers
-		}
-		blocks := make([]rnn.Cell, layers)
-		for l := range blocks {
-			b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: rnn.OrDefault(m.RecurrentLR, lru.PaperRecurrentLR),
-				RMin: m.RMin, RMax: m.RMax, MaxPhase: m.MaxPhase, NoGamma: m.NoGamma}
-			if l == 0 {
-				b.In = in
-			}
-			if l == layers-1 {
-				b.Out = out
-			}
-			blocks[l] = b
-		}
-		return stack.New(blocks...)
+		return deepBlocks(m, in, out, nil)
 	}},
+	// Gu et al. 2022's S4D in the deep LRU's place: the same blocks with S4D's recurrence (S4D-Lin,
+	// ZOH, Hidden complex modes shared by the features; pkg/models/s4d) instead of the LRU's, the
+	// comparison of Orvieto et al. 2023 on one backbone; log Δ, log(−Re a) and Im a at the
+	// recurrent rate. The ring sets Δ's range: |Ā| = exp(Δ Re a) = exp(−Δ/2) at initialisation
+	// spans [RMin, RMax] (S4DRing).
+	{kind: "s4d-deep", layered: true, options: []string{optRing, optRecurrentLR}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+		return deepBlocks(m, in, out, func(h int) lru.Recurrence {
+			c := s4d.New(h, h, h)
+			c.DTMin, c.DTMax = S4DRing(m.RMin, m.RMax)
+			return c
+		})
+	}},
+}
+
+// S4DRing returns S4D's range of Δ [DTMin, DTMax] whose |Ā| = exp(−Δ/2) at initialisation
+// (Re a = −1/2, s4d.Eigenvalue) spans the ring [rMin, rMax]: Δ = −2 ln r; zeros (s4d's defaults,
+// Δ in [0.001, 0.1]) for a ring left at zero.
+func S4DRing(rMin, rMax float64) (dtMin, dtMax float64) {
+	if rMax > 0 {
+		dtMin = -2 * math.Log(rMax)
+	}
+	if rMin > 0 {
+		dtMax = -2 * math.Log(rMin)
+	}
+	return dtMin, dtMax
+}
+
+// deepBlocks returns the stack of Layers (default DeepLRULayers) blocks of the deep LRU for
+// in inputs and out outputs, Hidden features and units each, the recurrence of each block
+// recurrence(Hidden) (nil: the LRU, with m's ring, phase and γ).
+func deepBlocks(m Model, in, out int, recurrence func(h int) lru.Recurrence) rnn.Cell {
+	layers := m.Layers
+	if layers == 0 {
+		layers = DeepLRULayers
+	}
+	blocks := make([]rnn.Cell, layers)
+	for l := range blocks {
+		b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: rnn.OrDefault(m.RecurrentLR, lru.PaperRecurrentLR)}
+		if recurrence != nil {
+			b.Recurrence = recurrence(m.Hidden)
+		} else {
+			b.RMin, b.RMax, b.MaxPhase, b.NoGamma = m.RMin, m.RMax, m.MaxPhase, m.NoGamma
+		}
+		if l == 0 {
+			b.In = in
+		}
+		if l == layers-1 {
+			b.Out = out
+		}
+		blocks[l] = b
+	}
+	return stack.New(blocks...)
 }
 
 // lookup returns the models table's line of kind.
@@ -790,6 +826,15 @@ func Presets() []Preset {
 			Train: train.Config{Steps: 3000, Batch: 20, Scan: true, AdamW: lruAdamW},
 		})
 	}
+	// The deep S4D (Gu et al. 2022) on the same backbone, with the LRU's ring as its range of
+	// |Ā| (S4DRing): the deep state space that Orvieto et al. 2023 say the deep LRU matches.
+	m := Model{Kind: "s4d-deep", Hidden: DeepLRUHidden, RMin: RingFor(1000, RingMin), RMax: RingFor(1000, RingMax)}
+	out = append(out, Preset{
+		Name:  fmt.Sprintf("orvieto/copy-T1000/%s-%d", m.Kind, m.Hidden),
+		Paper: "Gu et al. 2022's S4D in Orvieto et al. 2023's deep blocks, AdamW at minimal-LRU's rates, copy T=1000 in Arjovsky et al. 2016 §4.1's layout",
+		Model: m, Task: Task{Kind: "copy", T: 1000},
+		Train: train.Config{Steps: 3000, Batch: 20, Scan: true, AdamW: lruAdamW},
+	})
 	return out
 }
 

@@ -3,8 +3,12 @@ package experiments
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gomlx/gomlx/core/tensors"
+	gomlxmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
@@ -91,7 +95,7 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "gru", Hidden: 8, ForgetBias: 1}, `Model.ForgetBias is for lstm, lstm-peephole, not "gru"`},
 		{Model{Kind: "urnn", Hidden: 8, OutputBias: true}, `Model.OutputBias is for lt-ornn, lt-irnn, not "urnn"`},
 		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "sigmoid"}, `Model.Sigma = "sigmoid", want "" (the task's default), "linear", "relu" or "tanh"`},
-		{Model{Kind: "lru", Hidden: 8, RecurrentLR: 0.1}, `Model.RecurrentLR is for lru-deep, not "lru"`},
+		{Model{Kind: "lru", Hidden: 8, RecurrentLR: 0.1}, `Model.RecurrentLR is for lru-deep, s4d-deep, not "lru"`},
 		{Model{Kind: "urnn", Hidden: 8, MaxPhase: 1}, `Model.MaxPhase is for lru, lru-deep, not "urnn"`},
 	} {
 		if _, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -297,21 +301,58 @@ func TestGatedFeedbackBudget(t *testing.T) {
 }
 
 // TestDeepLRURecurrentLR checks that Model.RecurrentLR sets the rate of every block's ν, θ and
-// γ, and that without it they train at lru.PaperRecurrentLR.
+// γ (the deep S4D's log Δ, log(−Re a) and Im a), and that without it they train at
+// lru.PaperRecurrentLR.
 func TestDeepLRURecurrentLR(t *testing.T) {
-	for _, tc := range []struct{ set, want float64 }{{0, lru.PaperRecurrentLR}, {0.05, 0.05}} {
-		c, err := Model{Kind: "lru-deep", Hidden: 4, Layers: 2, RecurrentLR: tc.set}.cell(3, 2, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scales := c.(rnn.LRScaled).LRScales()
-		if len(scales) != 6 {
-			t.Errorf("RecurrentLR %g: scales %v, want ν, θ and γ of two blocks", tc.set, scales)
-		}
-		for name, got := range scales {
-			if got != tc.want {
-				t.Errorf("RecurrentLR %g: %s at %g× the rate, want %g", tc.set, name, got, tc.want)
+	for _, kind := range []string{"lru-deep", "s4d-deep"} {
+		for _, tc := range []struct{ set, want float64 }{{0, lru.PaperRecurrentLR}, {0.05, 0.05}} {
+			c, err := Model{Kind: kind, Hidden: 4, Layers: 2, RecurrentLR: tc.set}.cell(3, 2, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scales := c.(rnn.LRScaled).LRScales()
+			if len(scales) != 6 {
+				t.Errorf("%s, RecurrentLR %g: scales %v, want the three recurrent variables of two blocks", kind, tc.set, scales)
+			}
+			first := map[string]string{"lru-deep": "nu_log", "s4d-deep": "log_dt"}[kind]
+			found := false
+			for name, got := range scales {
+				if got != tc.want {
+					t.Errorf("%s, RecurrentLR %g: %s at %g× the rate, want %g", kind, tc.set, name, got, tc.want)
+				}
+				found = found || strings.HasSuffix(name, first)
+			}
+			if !found {
+				t.Errorf("%s: scaled variables %v, want %s among them", kind, scales, first)
 			}
 		}
+	}
+}
+
+// TestS4DRing checks that the deep S4D's ring sets the range of |Ā| = exp(−Δ/2) at
+// initialisation: every mode of every block within [RMin, RMax], the ends nearly reached.
+func TestS4DRing(t *testing.T) {
+	const lo, hi = 0.999, 0.9999
+	c, err := Model{Kind: "s4d-deep", Hidden: 64, Layers: 2, RMin: lo, RMax: hi}.cell(10, 9, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := gomlxmodel.NewStore()
+	if err := c.Init(store.RootScope(), rand.New(rand.NewPCG(1, 2))); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	least, most := 1.0, 0.0
+	for v := range store.RootScope().IterVariables() {
+		if !strings.HasSuffix(v.Name(), "log_dt") {
+			continue
+		}
+		for _, ld := range tensors.MustCopyFlatData[float32](v.MustValue()) {
+			r := math.Exp(-math.Exp(float64(ld)) / 2)
+			least, most, n = min(least, r), max(most, r), n+1
+		}
+	}
+	if n != 128 || least < lo-1e-6 || most > hi+1e-6 || least > lo+2e-4 || most < hi-2e-5 {
+		t.Errorf("%d modes with |Ā| in [%.6f, %.6f], want 128 spanning [%g, %g]", n, least, most, lo, hi)
 	}
 }

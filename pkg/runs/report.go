@@ -400,10 +400,10 @@ func StepSeconds(log []train.Record) float64 {
 
 // modelColors are the colours of the models' curves, one for each of experiments.Kinds:
 // saturated ones (d3's category10 without its grey and olive, then the dark rows of
-// category20b and category20c), so that a thin curve and its pale band stand out from the grid
+// category20b and category20c, and 20b's gold), so that a thin curve and its pale band stand out from the grid
 // and from the grey dashed baseline, whatever the model.
 var modelColors = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-	"#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1"}
+	"#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#e7ba52"}
 
 // ColorByModel colours each series of c that has none by its model's kind, the first word of
 // its name ("lt-ornn 80, 8 seeds" → "lt-ornn"): the kind's place in experiments.Kinds picks from

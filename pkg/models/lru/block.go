@@ -38,6 +38,10 @@ import (
 // Initialisation: λ, γ, B and C as the Cell's (package doc, with H inputs and outputs), D ~
 // N(0, 1) and g = 1, β = 0, b = 0 as in the authors' code; W_1, W_2, E and W_o Glorot-uniform.
 //
+// Recurrence puts another diagonal linear recurrence in the LRU's place, with the rest of the
+// block unchanged: S4D's (package s4d: Ā = exp(Δ a), B̄ = (Ā − 1)/a · B, y = 2 Re(C x)), the
+// comparison of [1] §4 and its Table 2, where the deep LRU and the deep S4D share one backbone.
+//
 // The block's Step is an rnn.Sequencer and an rnn.Filter: a chunk's states x by
 // scan.DiagonalComplex beside e, and its outputs from them, so that a stack of blocks trains
 // by whole-chunk operations, layer after layer (train.Config.Scan; package stack's Filter).
@@ -47,9 +51,31 @@ type Block struct {
 	RMin, RMax, MaxPhase float64
 	NoGamma              bool
 	Type                 dtypes.DType // zero value: Float32
-	// RecurrentLR trains ν^log, θ^log and γ^log at this multiple of the learning rate
-	// (rnn.LRScaled; [1]: a smaller one, PaperRecurrentLR); 0 keeps one rate for all.
+	// RecurrentLR trains ν^log, θ^log and γ^log (a Recurrence's RecurrentVars) at this
+	// multiple of the learning rate (rnn.LRScaled; [1]: a smaller one, PaperRecurrentLR); 0
+	// keeps one rate for all.
 	RecurrentLR float64
+	// Recurrence, when set, replaces the LRU: its sizes must be H inputs, N units and H
+	// outputs, and RMin, RMax, MaxPhase and NoGamma, which are the LRU's, zero.
+	Recurrence Recurrence
+}
+
+// Recurrence is a diagonal linear recurrence x_t = λ ⊙ x_{t−1} + u_t·P, y_t = x_t·R + b_o
+// (rnn.NewDiagonal) as a block holds it: the LRU's Cell, or S4D's (package s4d).
+type Recurrence interface {
+	// Sizes are the inputs, the state [Re x | Im x] (2N) and the outputs.
+	Sizes() rnn.Sizes
+	// NumParams counts the trainable values of Vars.
+	NumParams() int
+	// Check returns an error naming an invalid field and its accepted range.
+	Check() error
+	// Vars lists the variables (rnn.Var; rng nil: shapes only), the readout bias "bo" last.
+	Vars(rng *rand.Rand) []rnn.Var
+	// Diagonal returns Re λ and Im λ [N], P [In, 2N] and R [2N, Out] from the variables v.
+	Diagonal(v map[string]*Node) (lamRe, lamIm, in, readout *Node)
+	// RecurrentVars names the variables of λ and of the input's gain, which Block.RecurrentLR
+	// scales.
+	RecurrentVars() []string
 }
 
 // PaperRecurrentLR is the rate of the recurrent parameters ν, θ, γ as a multiple of the base
@@ -60,19 +86,15 @@ const PaperRecurrentLR = 0.5
 
 var _ rnn.LRScaled = (*Block)(nil)
 
-// recurrentVars are the variables of Λ and γ, which RecurrentLR scales.
-var recurrentVars = []string{"nu_log", "theta_log", "gamma_log"}
-
-// LRScales implements rnn.LRScaled: ν^log, θ^log and γ^log at RecurrentLR, when set.
+// LRScales implements rnn.LRScaled: ν^log, θ^log and γ^log (the Recurrence's
+// RecurrentVars) at RecurrentLR, when set.
 func (b *Block) LRScales() map[string]float64 {
 	if b.RecurrentLR == 0 {
 		return nil
 	}
 	out := map[string]float64{}
-	for _, name := range recurrentVars {
-		if name != "gamma_log" || !b.NoGamma {
-			out[name] = b.RecurrentLR
-		}
+	for _, name := range b.core().RecurrentVars() {
+		out[name] = b.RecurrentLR
 	}
 	return out
 }
@@ -80,8 +102,12 @@ func (b *Block) LRScales() map[string]float64 {
 // layerNormEps is ε of LayerNorm (Flax's default, the authors' code's normalisation).
 const layerNormEps = 1e-5
 
-// lru returns the LRU inside the block, as a Cell of H inputs and outputs.
-func (b *Block) lru() *Cell {
+// core returns the recurrence inside the block: Recurrence, or the LRU as a Cell of H inputs
+// and outputs.
+func (b *Block) core() Recurrence {
+	if b.Recurrence != nil {
+		return b.Recurrence
+	}
 	return &Cell{In: b.H, N: b.N, Out: b.H, RMin: b.RMin, RMax: b.RMax, MaxPhase: b.MaxPhase, NoGamma: b.NoGamma, Type: b.Type}
 }
 
@@ -91,11 +117,12 @@ func (b *Block) Sizes() rnn.Sizes { return rnn.Sizes{In: b.In, State: 2*b.N + b.
 // DType implements rnn.Cell.
 func (b *Block) DType() dtypes.DType { return rnn.OrFloat32(b.Type) }
 
-// NumParams returns the number of trainable parameters: the LRU's 3N (2N with NoGamma) + 4HN, D and the
-// LayerNorm's gain and bias 3H, the gates 2H² + 2H, and In·H + H for the encoder when In ≠ H,
-// H·Out + Out for the decoder when Out ≠ H.
+// NumParams returns the number of trainable parameters: the LRU's 3N (2N with NoGamma) + 4HN
+// (the Recurrence's without its readout bias), D and the LayerNorm's gain and bias 3H, the
+// gates 2H² + 2H, and In·H + H for the encoder when In ≠ H, H·Out + Out for the decoder when
+// Out ≠ H.
 func (b *Block) NumParams() int {
-	n := b.lru().recurrentParams() + 4*b.H*b.N + 3*b.H + 2*b.H*b.H + 2*b.H
+	n := b.core().NumParams() - b.H + 3*b.H + 2*b.H*b.H + 2*b.H
 	if b.In != b.H {
 		n += b.In*b.H + b.H
 	}
@@ -107,9 +134,8 @@ func (b *Block) NumParams() int {
 
 // variables lists the block's variables (rnn.Var); with rng nil the values are left out.
 func (b *Block) variables(rng *rand.Rand) []rnn.Var {
-	c := b.lru()
-	vars := c.variables(rng)
-	lruVars := vars[:len(vars)-1] // the Cell's without its output bias "bo"
+	vars := b.core().Vars(rng)
+	lruVars := vars[:len(vars)-1] // the recurrence's without its output bias "bo"
 	var out []rnn.Var
 	if b.In != b.H {
 		out = append(out,
@@ -150,7 +176,16 @@ func (b *Block) Init(scope *model.Scope, rng *rand.Rand) error {
 	if err := rnn.CheckSizes("lru.Block", "In", b.In, "H", b.H, "N", b.N, "Out", b.Out); err != nil {
 		return err
 	}
-	if err := b.lru().check(); err != nil {
+	if r := b.Recurrence; r != nil {
+		if got, want := r.Sizes(), (rnn.Sizes{In: b.H, State: 2 * b.N, Out: b.H}); got != want {
+			return fmt.Errorf("lru.Block: Recurrence has sizes %+v, want In = Out = H = %d and State = 2N = %d", got, b.H, 2*b.N)
+		}
+		if b.RMin != 0 || b.RMax != 0 || b.MaxPhase != 0 || b.NoGamma {
+			return fmt.Errorf("lru.Block: RMin = %g, RMax = %g, MaxPhase = %g, NoGamma = %t with a Recurrence, want the LRU's fields zero (they do not apply to it)",
+				b.RMin, b.RMax, b.MaxPhase, b.NoGamma)
+		}
+	}
+	if err := b.core().Check(); err != nil {
 		return fmt.Errorf("lru.Block: %w", err)
 	}
 	if r := b.RecurrentLR; !(r >= 0) || math.IsInf(r, 1) {
@@ -163,9 +198,7 @@ func (b *Block) Init(scope *model.Scope, rng *rand.Rand) error {
 // shapes (a different configuration).
 func (b *Block) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, b.variables(nil), b)
-	lr, li := Lambda(v["nu_log"], v["theta_log"])
-	in := inputMatrix(v)
-	readout := Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0)
+	lr, li, in, readout := b.core().Diagonal(v)
 	return &blockStep{b: b, v: v, lr: lr, li: li, in: in, readout: readout, lru: rnn.NewDiagonal(lr, li, in, readout, ZerosLike(v["D"]))}
 }
 
@@ -173,7 +206,7 @@ type blockStep struct {
 	b       *Block
 	v       map[string]*Node
 	lr, li  *Node             // λ's parts, [N] each
-	in      *Node             // [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ], [H, 2N]
+	in      *Node             // the input matrix P, [H, 2N] (the LRU's [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ])
 	readout *Node             // [Re Cᵀ; −Im Cᵀ], [2N, H]
 	lru     *rnn.DiagonalStep // its Next: the recurrence of x
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/lru"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn/celltest"
+	"github.com/urnn-notebooks/longmemory/pkg/models/s4d"
 	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
 )
 
@@ -29,6 +30,8 @@ func TestBlock(t *testing.T) {
 		{"encoder and decoder", lru.Block{In: 3, H: 4, N: 2, Out: 2}},
 		{"width H throughout", lru.Block{In: 4, H: 4, N: 3, Out: 4, RMin: 0.5, RMax: 0.8}},
 		{"no γ", lru.Block{In: 3, H: 4, N: 2, Out: 2, NoGamma: true}},
+		{"S4D's recurrence", lru.Block{In: 3, H: 4, N: 2, Out: 2, Recurrence: &s4d.Cell{In: 4, N: 2, Out: 4}}},
+		{"S4D-Inv, width H throughout", lru.Block{In: 4, H: 4, N: 3, Out: 4, Recurrence: &s4d.Cell{In: 4, N: 3, Out: 4, AInit: s4d.Inv}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tc.block
@@ -44,21 +47,44 @@ func TestBlock(t *testing.T) {
 					{Name: "copy, first block H 64, N 64", Cell: &lru.Block{In: 10, H: 64, N: 64, Out: 64}, Want: 192 + 16384 + 192 + 8192 + 128 + 704},
 					{Name: "H 64 throughout", Cell: &lru.Block{In: 64, H: 64, N: 64, Out: 64}, Want: 192 + 16384 + 192 + 8192 + 128},
 					{Name: "H 64 throughout, no γ", Cell: &lru.Block{In: 64, H: 64, N: 64, Out: 64, NoGamma: true}, Want: 128 + 16384 + 192 + 8192 + 128},
+					{Name: "H 64 throughout, S4D", Cell: &lru.Block{In: 64, H: 64, N: 64, Out: 64, Recurrence: s4d.New(64, 64, 64)}, Want: 192 + 16384 + 192 + 8192 + 128},
 				},
 				Budget: celltest.GraphCost{Forward: 39, Training: 134},
 				BadConfigs: []celltest.BadConfig{
 					{Name: "zero H", Cell: &lru.Block{In: 3, H: 0, N: 2, Out: 2}, Want: "lru.Block: H = 0"},
 					{Name: "negative N", Cell: &lru.Block{In: 3, H: 4, N: -1, Out: 2}, Want: "lru.Block: N = -1"},
 					{Name: "RMax 1", Cell: &lru.Block{In: 3, H: 4, N: 2, Out: 2, RMax: 1}, Want: "RMax = 1"},
+					{Name: "S4D of other sizes", Cell: &lru.Block{In: 3, H: 4, N: 2, Out: 2, Recurrence: s4d.New(4, 3, 4)}, Want: "want In = Out = H = 4 and State = 2N = 4"},
+					{Name: "S4D with the LRU's ring", Cell: &lru.Block{In: 3, H: 4, N: 2, Out: 2, RMin: 0.5, Recurrence: s4d.New(4, 2, 4)}, Want: "RMin = 0.5"},
+					{Name: "S4D of bad Δ", Cell: &lru.Block{In: 3, H: 4, N: 2, Out: 2, Recurrence: &s4d.Cell{In: 4, N: 2, Out: 4, DTMin: -1}}, Want: "DTMin = -1"},
 				},
 				Mismatched: []celltest.BadConfig{
-					{Name: "other N", Cell: &lru.Block{In: b.In, H: b.H, N: b.N + 1, Out: b.Out}, Want: "/nu_log has shape"},
-					{Name: "other H", Cell: &lru.Block{In: b.In, H: b.H + 1, N: b.N, Out: b.Out}, Want: "variable /cell/"}, // a shape, or E, which In = H has not
+					{Name: "other N", Cell: resized(b, 0, 1), Want: "/" + firstVar(b) + " has shape"},
+					{Name: "other H", Cell: resized(b, 1, 0), Want: "variable /cell/"}, // a shape, or E, which In = H has not
 				},
 				Step: blockStep,
 			})
 		})
 	}
+}
+
+// resized returns b with dh more features and dn more units, its Recurrence resized alike.
+func resized(b lru.Block, dh, dn int) *lru.Block {
+	b.H, b.N = b.H+dh, b.N+dn
+	if r, ok := b.Recurrence.(*s4d.Cell); ok {
+		c := *r
+		c.In, c.N, c.Out = b.H, b.N, b.H
+		b.Recurrence = &c
+	}
+	return &b
+}
+
+// firstVar names the first variable of b's recurrence, whose shape N sets.
+func firstVar(b lru.Block) string {
+	if b.Recurrence != nil {
+		return b.Recurrence.RecurrentVars()[0]
+	}
+	return "nu_log"
 }
 
 // blockStep is one step of the block (lru.Block's doc) in plain Go for one example, with the
@@ -101,15 +127,27 @@ func blockStep(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y [
 		e = add(matVec(u, p["E"], b.In, H), p["be"])
 	}
 	v := norm(e)
+	// unit j's λ and the gain of its input (B v)_j; the readout's factor.
+	unit, scale := func(j int) (lambda, gain complex128) {
+		lambda = cmplx.Exp(complex(-math.Exp(p["nu_log"][j]), math.Exp(p["theta_log"][j])))
+		return lambda, gamma(p, j)
+	}, 1.0
+	if _, ok := b.Recurrence.(*s4d.Cell); ok { // Ā = exp(Δ a), B̄ = (Ā − 1)/a · B, y = 2 Re(C x)
+		unit, scale = func(j int) (lambda, gain complex128) {
+			a := complex(-math.Exp(p["a_re_log"][j]), p["a_im"][j])
+			lambda = cmplx.Exp(complex(math.Exp(p["log_dt"][j]), 0) * a)
+			return lambda, (lambda - 1) / a
+		}, 2
+	}
 	next = make([]float64, 2*n+H)
 	x := make([]complex128, n)
 	for j := range n {
-		lambda := cmplx.Exp(complex(-math.Exp(p["nu_log"][j]), math.Exp(p["theta_log"][j])))
+		lambda, gain := unit(j)
 		var bv complex128
 		for k := range H {
 			bv += complex(p["B_re"][k*n+j], p["B_im"][k*n+j]) * complex(v[k], 0)
 		}
-		x[j] = lambda*complex(h[j], h[n+j]) + gamma(p, j)*bv
+		x[j] = lambda*complex(h[j], h[n+j]) + gain*bv
 		next[j], next[n+j] = real(x[j]), imag(x[j])
 	}
 	copy(next[2*n:], e)
@@ -119,7 +157,7 @@ func blockStep(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y [
 		for j := range n {
 			cx += complex(p["C_re"][j*H+k], p["C_im"][j*H+k]) * x[j]
 		}
-		yy[k] = real(cx) + p["D"][k]*v[k]
+		yy[k] = scale*real(cx) + p["D"][k]*v[k]
 	}
 	g1, g2 := add(matVec(yy, p["W1"], H, H), p["b1"]), add(matVec(yy, p["W2"], H, H), p["b2"])
 	z := make([]float64, H)
@@ -132,7 +170,7 @@ func blockStep(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y [
 	return next, add(matVec(z, p["Wo"], H, b.Out), p["bo"])
 }
 
-// TestDeepStates checks that a stack of blocks (a deep LRU) computes a chunk's states by its
+// TestDeepStates checks that a stack of blocks (a deep LRU, its middle block S4D's) computes a chunk's states by its
 // layers' scans (stack's States, the blocks' rnn.Sequencer) as its steps do, and its outputs
 // and last state by its layers' filters (stack's Filter, the blocks' rnn.Filter), with the
 // same outputs and gradients with respect to every variable, to 1e-12 and 1e-10.
@@ -140,7 +178,7 @@ func TestDeepStates(t *testing.T) {
 	const B, T = 2, 70
 	deep := stack.New(
 		&lru.Block{In: 3, H: 4, N: 3, Out: 4, Type: dtypes.Float64},
-		&lru.Block{In: 4, H: 4, N: 3, Out: 4, Type: dtypes.Float64},
+		&lru.Block{In: 4, H: 4, N: 3, Out: 4, Type: dtypes.Float64, Recurrence: s4d.New(4, 3, 4)},
 		&lru.Block{In: 4, H: 4, N: 3, Out: 2, Type: dtypes.Float64})
 	store := model.NewStore()
 	scope := store.RootScope()

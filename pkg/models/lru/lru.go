@@ -152,8 +152,8 @@ func (c *Cell) recurrentParams() int {
 	return 3 * c.N
 }
 
-// check returns an error naming the first invalid field and its accepted range.
-func (c *Cell) check() error {
+// Check returns an error naming the first invalid field and its accepted range.
+func (c *Cell) Check() error {
 	if err := rnn.CheckSizes("lru.Cell", "In", c.In, "N", c.N, "Out", c.Out); err != nil {
 		return err
 	}
@@ -194,9 +194,9 @@ func (c *Cell) ring(rng *rand.Rand) (nuLog, thetaLog, gammaLog []float64) {
 	return nuLog, thetaLog, gammaLog
 }
 
-// variables lists the cell's variables (see rnn.Var); with rng nil the values are left out
-// (used by Build to check shapes).
-func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
+// Vars lists the cell's variables (see rnn.Var), the readout bias "bo" last; with rng nil the
+// values are left out (used by Build to check shapes).
+func (c *Cell) Vars(rng *rand.Rand) []rnn.Var {
 	nuLog, thetaLog, gammaLog := c.ring(rng)
 	bStd, cStd := 1/math.Sqrt(2*float64(c.In)), 1/math.Sqrt(float64(c.N))
 	vars := []rnn.Var{
@@ -220,10 +220,10 @@ func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
 // RMax (0 meaning each one's default), MaxPhase is outside [0, 2π], a value is NaN, or Type is
 // neither Float32 nor Float64.
 func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		return err
 	}
-	return rnn.CreateVariables(scope, c.DType(), c.variables(rng))
+	return rnn.CreateVariables(scope, c.DType(), c.Vars(rng))
 }
 
 // Lambda returns Re λ and Im λ, [N] each, from the variables ν^log and θ^log in g:
@@ -237,9 +237,26 @@ func Lambda(nuLog, thetaLog *Node) (re, im *Node) {
 // shapes (a different configuration). Hoisted out of the time loop: λ, the input matrix
 // [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ] and the readout matrix [Re Cᵀ; −Im Cᵀ] (package doc).
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
-	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
-	lr, li := Lambda(v["nu_log"], v["theta_log"])
-	return rnn.NewDiagonal(lr, li, inputMatrix(v), Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), v["bo"])
+	v := rnn.ReadVariables(scope, g, c.Vars(nil), c)
+	lr, li, in, out := c.Diagonal(v)
+	return rnn.NewDiagonal(lr, li, in, out, v["bo"])
+}
+
+var _ Recurrence = (*Cell)(nil)
+
+// Diagonal implements Recurrence: λ, the input matrix [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ] and the readout
+// [Re Cᵀ; −Im Cᵀ] from the variables v.
+func (c *Cell) Diagonal(v map[string]*Node) (lamRe, lamIm, in, readout *Node) {
+	lamRe, lamIm = Lambda(v["nu_log"], v["theta_log"])
+	return lamRe, lamIm, inputMatrix(v), Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0)
+}
+
+// RecurrentVars implements Recurrence: ν^log, θ^log and γ^log (not with NoGamma).
+func (c *Cell) RecurrentVars() []string {
+	if c.NoGamma {
+		return []string{"nu_log", "theta_log"}
+	}
+	return []string{"nu_log", "theta_log", "gamma_log"}
 }
 
 // inputMatrix returns [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ], [In, 2N], from the variables v; γ ≡ 1 when

@@ -162,8 +162,8 @@ func (c *Cell) dtMax() float64 { return rnn.OrDefault(c.DTMax, DefaultDTMax) }
 // copy (In 10, Out 9).
 func (c *Cell) NumParams() int { return 3*c.N + 2*c.In*c.N + 2*c.N*c.Out + c.Out }
 
-// check returns an error naming the first invalid field and its accepted range.
-func (c *Cell) check() error {
+// Check returns an error naming the first invalid field and its accepted range.
+func (c *Cell) Check() error {
 	if err := rnn.CheckSizes("s4d.Cell", "In", c.In, "N", c.N, "Out", c.Out); err != nil {
 		return err
 	}
@@ -200,9 +200,9 @@ func Eigenvalue(init AInit, n, N int) complex128 {
 	return complex(-0.5, im)
 }
 
-// variables lists the cell's variables (see rnn.Var); with rng nil the values are left out
-// (used by Build to check shapes).
-func (c *Cell) variables(rng *rand.Rand) []rnn.Var {
+// Vars lists the cell's variables (see rnn.Var), the readout bias "bo" last; with rng nil the
+// values are left out (used by Build to check shapes).
+func (c *Cell) Vars(rng *rand.Rand) []rnn.Var {
 	var logDT, aReLog, aIm, bRe, bIm []float64
 	if rng != nil {
 		lo, hi := math.Log(c.dtMin()), math.Log(c.dtMax())
@@ -243,10 +243,10 @@ func zerosIf(rng *rand.Rand, n int) []float64 {
 // DTMax is negative, infinite or NaN or DTMin > DTMax (0 meaning each one's default), or Type
 // is neither Float32 nor Float64.
 func (c *Cell) Init(scope *model.Scope, rng *rand.Rand) error {
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		return err
 	}
-	return rnn.CreateVariables(scope, c.DType(), c.variables(rng))
+	return rnn.CreateVariables(scope, c.DType(), c.Vars(rng))
 }
 
 // Discretize returns the zero-order-hold discretisation of the variables log Δ, log(−Re a)
@@ -269,13 +269,23 @@ func Discretize(logDT, aReLog, aIm *Node) (abarRe, abarIm, gRe, gIm *Node) {
 // shapes (a different configuration). Hoisted out of the time loop: Ā, the input matrix
 // [Re B̄ᵀ | Im B̄ᵀ] and the readout matrix [2 Re Cᵀ; −2 Im Cᵀ] (package doc).
 func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
-	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
+	v := rnn.ReadVariables(scope, g, c.Vars(nil), c)
+	ar, ai, in, out := c.Diagonal(v)
+	return rnn.NewDiagonal(ar, ai, in, out, v["bo"])
+}
+
+// Diagonal returns Ā's parts, the input matrix [Re B̄ᵀ | Im B̄ᵀ] and the readout
+// [2 Re Cᵀ; −2 Im Cᵀ] from the variables v (the Recurrence of a deep block, package lru).
+func (c *Cell) Diagonal(v map[string]*Node) (lamRe, lamIm, in, readout *Node) {
 	ar, ai, gr, gi := Discretize(v["log_dt"], v["a_re_log"], v["a_im"])
 	gr, gi = InsertAxes(gr, 0), InsertAxes(gi, 0) // [1, N]
 	bRe, bIm := v["B_re"], v["B_im"]
-	in := Concatenate([]*Node{Sub(Mul(bRe, gr), Mul(bIm, gi)), Add(Mul(bRe, gi), Mul(bIm, gr))}, 1) // [Re B̄ᵀ | Im B̄ᵀ]
-	return rnn.NewDiagonal(ar, ai, in, MulScalar(Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), 2), v["bo"])
+	in = Concatenate([]*Node{Sub(Mul(bRe, gr), Mul(bIm, gi)), Add(Mul(bRe, gi), Mul(bIm, gr))}, 1) // [Re B̄ᵀ | Im B̄ᵀ]
+	return ar, ai, in, MulScalar(Concatenate([]*Node{v["C_re"], Neg(v["C_im"])}, 0), 2)
 }
+
+// RecurrentVars names the variables of Ā and of the input gain of B̄: log Δ, log(−Re a), Im a.
+func (c *Cell) RecurrentVars() []string { return []string{"log_dt", "a_re_log", "a_im"} }
 
 var _ rnn.DenseW = (*Cell)(nil)
 
