@@ -39,8 +39,8 @@ import (
 // N(0, 1) and g = 1, β = 0, b = 0 as in the authors' code; W_1, W_2, E and W_o Glorot-uniform.
 //
 // Recurrence puts another diagonal linear recurrence in the LRU's place, with the rest of the
-// block unchanged: S4D's (package s4d: Ā = exp(Δ a), B̄ = (Ā − 1)/a · B, y = 2 Re(C x)), the
-// comparison of [1] §4 and its Table 2, where the deep LRU and the deep S4D share one backbone.
+// block unchanged: S4D's (package s4d: Ā = exp(Δ a), B̄ = (Ā − 1)/a · B, y = 2 Re(C x)), so
+// that the deep LRU and a deep S4D differ in the recurrence alone.
 //
 // The block's Step is an rnn.Sequencer and an rnn.Filter: a chunk's states x by
 // scan.DiagonalComplex beside e, and its outputs from them, so that a stack of blocks trains
@@ -207,7 +207,7 @@ type blockStep struct {
 	v       map[string]*Node
 	lr, li  *Node             // λ's parts, [N] each
 	in      *Node             // the input matrix P, [H, 2N] (the LRU's [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ])
-	readout *Node             // [Re Cᵀ; −Im Cᵀ], [2N, H]
+	readout *Node             // the readout R, [2N, H] (the LRU's [Re Cᵀ; −Im Cᵀ])
 	lru     *rnn.DiagonalStep // its Next: the recurrence of x
 }
 
