@@ -98,6 +98,9 @@ type Model struct {
 	// RecurrentLR trains the deep LRU's ν, θ and γ at this multiple of the learning rate
 	// (lru.Block.RecurrentLR; 0: lru.PaperRecurrentLR, 0.5).
 	RecurrentLR float64 `json:",omitempty"`
+	// SplitReLU gives the uRNN ReLU on the real and imaginary parts separately in modReLU's
+	// place (urnn.Cell.SplitReLU): the nonlinearity Arjovsky et al. §3.2 found to perform poorly.
+	SplitReLU bool `json:",omitempty"`
 }
 
 // sigmas are the accepted Model.Sigma values.
@@ -155,6 +158,9 @@ func (m Model) String() string {
 	if m.RecurrentLR != 0 {
 		s += fmt.Sprintf(" ν, θ, γ at %g× lr", m.RecurrentLR)
 	}
+	if m.SplitReLU {
+		s += " split ReLU"
+	}
 	return s
 }
 
@@ -192,6 +198,7 @@ const (
 	optNoGamma     = "NoGamma"
 	optMaxPhase    = "MaxPhase"
 	optRecurrentLR = "RecurrentLR"
+	optSplitReLU   = "SplitReLU"
 )
 
 // model is one line of the models table: everything the rest of the project reads about a
@@ -222,9 +229,10 @@ var (
 
 // models is every model kind, one line each, in the order tables and colours follow.
 var models = []model{
-	{kind: "urnn", constrained: true, inits: []string{InitCode}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+	{kind: "urnn", constrained: true, options: []string{optSplitReLU}, inits: []string{InitCode}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		c := urnn.New(in, m.Hidden, out)
 		c.CodeBound = m.Init == InitCode
+		c.SplitReLU = m.SplitReLU
 		return c
 	}},
 	{kind: "lstm", options: lstmOptions, inits: []string{InitHenaff},
@@ -410,7 +418,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		{optPooling, m.Pooling}, {optSigma, m.Sigma != ""}, {optOutputBias, m.OutputBias},
 		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0}, {optRadius, m.Radius != 0},
 		{optRing, m.RMin != 0 || m.RMax != 0}, {optMaxPhase, m.MaxPhase != 0}, {optNoGamma, m.NoGamma},
-		{optRecurrentLR, m.RecurrentLR != 0},
+		{optRecurrentLR, m.RecurrentLR != 0}, {optSplitReLU, m.SplitReLU},
 	} {
 		if o.set && !slices.Contains(line.options, o.name) {
 			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", o.name, strings.Join(kindsTaking(o.name), ", "), m.Kind)

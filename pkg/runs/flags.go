@@ -122,6 +122,8 @@ var presetFlags = []presetFlag{
 		func(p *pre) *float64 { return &p.Model.MaxPhase }, func(v float64) bool { return v > 0 && v <= 2*math.Pi }, "a phase in (0, 2π]"),
 	field("recurrent-lr", fmt.Sprintf("deep LRU: train ν, θ and γ at this multiple of the learning rate (default %g, minimal-LRU's)", lru.PaperRecurrentLR), 0.0,
 		func(p *pre) *float64 { return &p.Model.RecurrentLR }, positive(false), "a number > 0"),
+	field("split-relu", "uRNN: ReLU on the real and imaginary parts separately instead of modReLU (Arjovsky et al. §3.2's rejected alternative)", false,
+		func(p *pre) *bool { return &p.Model.SplitReLU }, nil, ""),
 	field("no-gamma", "LRU: leave out the input normalisation γ (γ ≡ 1)", false, func(p *pre) *bool { return &p.Model.NoGamma }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *pre) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *pre) *int { return &p.Task.T }, nil, ""),

@@ -75,6 +75,12 @@ type Cell struct {
 	// In × 2N matrix, √(6/(In + 2N)) (0.72× narrower on copy; the ablation D9 of
 	// docs/SETTINGS.md).
 	CodeBound bool
+	// SplitReLU puts σ(z) = ReLU(Re z + b) + i·ReLU(Im z + b) in modReLU's place: ReLU on the
+	// real and imaginary parts separately, with the same bias b on both, the nonlinearity of
+	// earlier complex-valued networks that [1] §3.2 found "tended to lead to poor performance"
+	// (the claim arjovsky-modrelu). It leaves the phase of z to the two half-planes' kinks
+	// instead of keeping it.
+	SplitReLU bool
 }
 
 // New returns the uRNN with in inputs, n complex hidden units and out outputs.
@@ -194,7 +200,10 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
 	s := &step{cell: c, impl: impl, U: v["U"], bo: v["bo"], h0: v["h0"]}
 	s.w = newUnitary(c.N, v["theta"], v["reflection"], v["V"], c.Perm(scope), impl)
-	s.act = newModReLU(v["b"], c.eps())
+	s.act = newModReLU(v["b"], c.eps()).apply
+	if c.SplitReLU {
+		s.act = splitReLU(v["b"])
+	}
 	return s
 }
 
@@ -221,7 +230,7 @@ type step struct {
 	impl      Impl
 	U, bo, h0 *Node
 	w         *unitary
-	act       *modReLU
+	act       func(z *Node) *Node // σ: modReLU, or the split ReLU (Cell.SplitReLU)
 }
 
 func (s *step) Initial(batch int) *Node {
@@ -232,8 +241,9 @@ func (s *step) Initial(batch int) *Node {
 // N×In, stored as the real In×2N matrix [Re Vᵀ | Im Vᵀ]) together with W.
 func (s *step) Project(x *Node) *Node { return x }
 
-// Next is h_t = modReLU(W h_{t−1} + V x_t) ([1] §3.1–3.2), for x_t [batch, In].
-func (s *step) Next(h, x *Node) *Node { return s.act.apply(s.w.apply(h, x)) }
+// Next is h_t = σ(W h_{t−1} + V x_t) ([1] §3.1–3.2), σ modReLU (or the split ReLU), for x_t
+// [batch, In].
+func (s *step) Next(h, x *Node) *Node { return s.act(s.w.apply(h, x)) }
 
 // Readout is o_t = U [Re h_t; Im h_t] + b_o ([1] §3.3).
 func (s *step) Readout(states *Node) *Node {

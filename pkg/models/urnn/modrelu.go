@@ -39,3 +39,11 @@ func (m *modReLU) apply(z *Node) *Node {
 // and applies the result at every step (11 graph nodes per application). The uRNN's own
 // step uses the same function; the full-capacity uRNN (package fcurnn) shares it.
 func NewModReLU(b *Node, eps float64) func(z *Node) *Node { return newModReLU(b, eps).apply }
+
+// splitReLU returns σ(z) = ReLU(Re z + b) + i·ReLU(Im z + b) on states z [batch, 2n] =
+// [Re z | Im z], bias b [n] (Cell.SplitReLU).
+func splitReLU(b *Node) func(z *Node) *Node {
+	bb := InsertAxes(Concatenate([]*Node{b, b}, 0), 0) // [1, 2n]
+	zero := ScalarZero(b.Graph(), b.DType())
+	return func(z *Node) *Node { return Max(Add(z, bb), zero) }
+}

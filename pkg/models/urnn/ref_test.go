@@ -68,6 +68,15 @@ func refModReLU(z []complex128, b []float64, eps float64) []complex128 {
 	return out
 }
 
+// refSplitReLU is ReLU(Re z + b) + i·ReLU(Im z + b) (Cell.SplitReLU).
+func refSplitReLU(z []complex128, b []float64) []complex128 {
+	out := make([]complex128, len(z))
+	for j := range z {
+		out[j] = complex(max(real(z[j])+b[j], 0), max(imag(z[j])+b[j], 0))
+	}
+	return out
+}
+
 // params are a cell's variables read back into Go.
 type params struct {
 	n, in, out int
@@ -76,6 +85,7 @@ type params struct {
 	perm       []int
 	V, U       []float64 // [in, 2n], [2n, out]
 	b, bo, h0  []float64
+	split      bool // σ is the split ReLU (Cell.SplitReLU), not modReLU
 }
 
 func readFloats(t testing.TB, scope *model.Scope, name string) []float64 {
@@ -105,7 +115,7 @@ func readParams(t testing.TB, c *Cell, scope *model.Scope) params {
 // paramsOf returns the params of c with the variables vars (by name, Π as float64).
 func paramsOf(c *Cell, vars map[string][]float64) params {
 	n := c.N
-	p := params{n: n, in: c.In, out: c.Out}
+	p := params{n: n, in: c.In, out: c.Out, split: c.SplitReLU}
 	for _, x := range vars["perm"] {
 		p.perm = append(p.perm, int(x))
 	}
@@ -157,7 +167,11 @@ func (p params) refStepFrom(prev, x []float64, eps float64) (h []complex128, o [
 		}
 		z[j] += complex(re, im)
 	}
-	h = refModReLU(z, p.b, eps)
+	if p.split {
+		h = refSplitReLU(z, p.b)
+	} else {
+		h = refModReLU(z, p.b, eps)
+	}
 	o = make([]float64, p.out)
 	for k := range p.out {
 		o[k] = p.bo[k]

@@ -46,17 +46,26 @@ func TestCell(t *testing.T) {
 	for _, tc := range []struct {
 		n      int
 		impl   Impl
+		split  bool
 		budget celltest.GraphCost
 	}{
 		// FourStep: many cheap nodes (elementwise diagonals, layout changes that the backend
 		// copies in runs, the carriers of withAdjoint) rather than few generic transposes.
-		{4, FourStep, celltest.GraphCost{Forward: 68, Training: 195}},
-		{4, DenseW, celltest.GraphCost{Forward: 17, Training: 75}},
-		{6, FourStep, celltest.GraphCost{Forward: 68, Training: 195}},
+		{4, FourStep, false, celltest.GraphCost{Forward: 68, Training: 195}},
+		{4, DenseW, false, celltest.GraphCost{Forward: 17, Training: 75}},
+		{6, FourStep, false, celltest.GraphCost{Forward: 68, Training: 195}},
+		// The split ReLU of [1] §3.2's "previous work" in modReLU's place.
+		{4, DenseW, true, celltest.GraphCost{Forward: 17, Training: 75}},
 	} {
-		t.Run(fmt.Sprintf("n=%d/%s", tc.n, tc.impl), func(t *testing.T) {
+		name := fmt.Sprintf("n=%d/%s", tc.n, tc.impl)
+		if tc.split {
+			name += "/split-relu"
+		}
+		t.Run(name, func(t *testing.T) {
 			celltest.Test(t, celltest.Config{
-				New:   func() rnn.Cell { return &Cell{In: in, N: tc.n, Out: out, Type: dtypes.Float64, Impl: tc.impl} },
+				New: func() rnn.Cell {
+					return &Cell{In: in, N: tc.n, Out: out, Type: dtypes.Float64, Impl: tc.impl, SplitReLU: tc.split}
+				},
 				Sizes: rnn.Sizes{In: in, State: 2 * tc.n, Out: out},
 				// 2N·In + 2N·Out + 10N + Out ([1] §4.1, §4.2).
 				ParamCounts: []celltest.ParamCount{
