@@ -12,6 +12,7 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -48,7 +49,8 @@ type Model struct {
 	// existed keep their files.
 	//
 	// Init names an initialisation other than the model's default, for the ablations of
-	// docs/SETTINGS.md: "" (the default), InitHenaff or InitCode (Inits says which kinds take which).
+	// docs/SETTINGS.md: "" (the default), InitHenaff, InitCode or InitInv (Inits says which
+	// kinds take which).
 	Init string `json:",omitempty"`
 	// Sigma sets an LT-RNN's nonlinearity on the inputs, "linear", "relu" or "tanh"; "" keeps
 	// the default (ReLU on real-valued inputs, none on categorical ones: ltCell).
@@ -171,6 +173,9 @@ const (
 	InitHenaff = "henaff"
 	// InitCode draws the uRNN's V with the bound of its authors' code (urnn.Cell.CodeBound; D9).
 	InitCode = "code"
+	// InitInv starts S4D's A as S4D-Inv (s4d.Inv: Gu et al. 2022 §4, imaginary parts spread
+	// from about 0.3 to 2N²·2/π) instead of S4D-Lin (πn).
+	InitInv = "inv"
 )
 
 // Inits lists, for each Model.Init but "", the model kinds that take it (the models table's
@@ -184,6 +189,16 @@ var Inits = func() map[string][]string {
 	}
 	return out
 }()
+
+// InitsHelp lists the Model.Init values but "" with the kinds that take each, in a fixed
+// order: `"code" (urnn), "henaff" (lstm, …)`.
+func InitsHelp() string {
+	var out []string
+	for _, i := range slices.Sorted(maps.Keys(Inits)) {
+		out = append(out, fmt.Sprintf("%q (%s)", i, strings.Join(Inits[i], ", ")))
+	}
+	return strings.Join(out, ", ")
+}
 
 // The options of Model that only some kinds take, by field name; a kind's line in the models
 // table lists those it takes.
@@ -286,7 +301,11 @@ var models = []model{
 	}},
 	// Gu et al. 2022's diagonal state-space model S4D: Hidden complex modes, S4D-Lin, ZOH, one
 	// layer, a 2·Re(C x) readout (no D·u skip term; pkg/models/s4d). |Ā| < 1, not unitary.
-	{kind: "s4d", cell: func(m Model, in, out int, _ bool) rnn.Cell { return s4d.New(in, m.Hidden, out) }},
+	{kind: "s4d", inits: []string{InitInv}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+		c := s4d.New(in, m.Hidden, out)
+		c.AInit = s4dInit(m)
+		return c
+	}},
 	// Orvieto et al. 2023's deep LRU (§3, appendix A): Layers blocks (default DeepLRULayers) of
 	// LayerNorm, an LRU of Hidden complex units, a GLU and a skip connection, Hidden features
 	// wide, the first block encoding the inputs and the last decoding the outputs
@@ -301,13 +320,22 @@ var models = []model{
 	// comparison of Orvieto et al. 2023 on one backbone; log Δ, log(−Re a) and Im a at the
 	// recurrent rate. The ring sets Δ's range: |Ā| = exp(Δ Re a) = exp(−Δ/2) at initialisation
 	// spans [RMin, RMax] (S4DRing).
-	{kind: "s4d-deep", layered: true, options: []string{optRing, optRecurrentLR}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+	{kind: "s4d-deep", layered: true, options: []string{optRing, optRecurrentLR}, inits: []string{InitInv}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		return deepBlocks(m, in, out, func(h int) lru.Recurrence {
 			c := s4d.New(h, h, h)
+			c.AInit = s4dInit(m)
 			c.DTMin, c.DTMax = S4DRing(m.RMin, m.RMax)
 			return c
 		})
 	}},
+}
+
+// s4dInit is the initialisation of S4D's A that m.Init names: S4D-Inv for InitInv, else S4D-Lin.
+func s4dInit(m Model) s4d.AInit {
+	if m.Init == InitInv {
+		return s4d.Inv
+	}
+	return s4d.Lin
 }
 
 // S4DRing returns S4D's range of Δ [DTMin, DTMax] whose |Ā| = exp(−Δ/2) at initialisation
@@ -432,8 +460,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 	}
 	if kinds, ok := Inits[m.Init]; m.Init != "" && !slices.Contains(kinds, m.Kind) {
 		if !ok {
-			return nil, fmt.Errorf("experiments: Model.Init = %q, want \"\" (the model's default), %q (%s) or %q (%s)", m.Init,
-				InitHenaff, strings.Join(Inits[InitHenaff], ", "), InitCode, strings.Join(Inits[InitCode], ", "))
+			return nil, fmt.Errorf("experiments: Model.Init = %q, want \"\" (the model's default) or one of %s", m.Init, InitsHelp())
 		}
 		return nil, fmt.Errorf("experiments: Model.Init = %q is for %s, not %q", m.Init, strings.Join(kinds, ", "), m.Kind)
 	}

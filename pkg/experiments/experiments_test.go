@@ -15,6 +15,8 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/lstm"
 	"github.com/urnn-notebooks/longmemory/pkg/models/ltrnn"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/models/s4d"
+	"github.com/urnn-notebooks/longmemory/pkg/models/stack"
 	"github.com/urnn-notebooks/longmemory/pkg/models/urnn"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
@@ -89,7 +91,8 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "lstm", Hidden: 8, Pooling: true}, "Pooling"},
 		{Model{Kind: "tanh", Hidden: 8, Init: InitHenaff}, `Model.Init = "henaff" is for lstm, lstm-peephole, lt-ornn, lt-irnn, not "tanh"`},
 		{Model{Kind: "lstm", Hidden: 8, Init: InitCode}, `Model.Init = "code" is for urnn, not "lstm"`},
-		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default), "henaff"`},
+		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default) or one of "code" (urnn), "henaff" (lstm`},
+		{Model{Kind: "lru-deep", Hidden: 8, Init: InitInv}, `Model.Init = "inv" is for s4d, s4d-deep, not "lru-deep"`},
 		{Model{Kind: "lstm", Hidden: 8, Sigma: "tanh"}, `Model.Sigma is for lt-ornn, lt-irnn, not "lstm"`},
 		{Model{Kind: "scornn", Hidden: 8, LRScaleA: 0.1}, `Model.LRScaleA is for exprnn, not "scornn"`},
 		{Model{Kind: "gru", Hidden: 8, ForgetBias: 1}, `Model.ForgetBias is for lstm, lstm-peephole, not "gru"`},
@@ -117,6 +120,14 @@ func TestBadModelAndTask(t *testing.T) {
 				set = c.Gaussian
 			case *ltrnn.Cell:
 				set = c.Variance == ltrnn.VarianceOneOverSqrtN
+			case *s4d.Cell:
+				set = c.AInit == s4d.Inv
+			case *stack.Cell: // the deep S4D: every block's recurrence
+				set = true
+				for _, l := range c.Layers {
+					r, ok := l.(*lru.Block).Recurrence.(*s4d.Cell)
+					set = set && ok && r.AInit == s4d.Inv
+				}
 			}
 			if !set {
 				t.Errorf("%s with Init %q: the cell %T does not draw that initialisation", kind, init, cell)
