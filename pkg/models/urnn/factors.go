@@ -54,6 +54,16 @@ func ModReLU(re, im, b *Node, eps float64) (outRe, outIm *Node) {
 	return split(newModReLU(b, eps).apply(Concatenate([]*Node{re, im}, 1)))
 }
 
+// SplitReLU is the nonlinearity of Cell.SplitReLU, ReLU on the real and imaginary parts
+// separately with one bias b per unit (the "previous work" of [1] §3.2):
+//
+//	σ(z) = ReLU(Re z + b) + i·ReLU(Im z + b)
+//
+// re, im: [batch, n]; b: [n].
+func SplitReLU(re, im, b *Node) (outRe, outIm *Node) {
+	return split(splitReLU(b)(Concatenate([]*Node{re, im}, 1)))
+}
+
 // split cuts states [batch, 2n] into (Re, Im), [batch, n] each.
 func split(h *Node) (re, im *Node) {
 	n := h.Shape().Dim(1) / 2

@@ -15,28 +15,39 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
-// TestModReLU compares σ(z) = ReLU(|z| + b) z/(|z| + ε) ([1] §3.2) with its plain-Go
-// definition, on units that pass (|z| + b > 0), units cut off (|z| + b < 0) and z = 0.
+// TestModReLU compares σ(z) = ReLU(|z| + b) z/(|z| + ε) ([1] §3.2), and the split ReLU
+// ReLU(Re z + b) + i·ReLU(Im z + b), with their plain-Go definitions, on units that pass, units
+// cut off (in one part or both) and z = 0.
 func TestModReLU(t *testing.T) {
 	z := [][]complex128{{0.3 - 0.4i, 1e-3 + 2e-3i, 0, -2 + 0.5i}, {-0.1 + 0.05i, 0.7i, 0.2, 3 - 3i}}
 	b := []float64{0.1, -0.5, 0.2, -1}
 	const eps = 1e-5
-	out := MustExecOnceN(backend.MustNew(), func(g *Graph) []*Node {
-		var re, im []float64
-		for _, row := range z {
-			for _, v := range row {
-				re, im = append(re, real(v)), append(im, imag(v))
+	for _, tc := range []struct {
+		name  string
+		apply func(re, im, b *Node) (*Node, *Node)
+		ref   func(z []complex128) []complex128
+	}{
+		{"modReLU", func(re, im, b *Node) (*Node, *Node) { return ModReLU(re, im, b, eps) },
+			func(z []complex128) []complex128 { return refModReLU(z, b, eps) }},
+		{"split ReLU", SplitReLU, func(z []complex128) []complex128 { return refSplitReLU(z, b) }},
+	} {
+		out := MustExecOnceN(backend.MustNew(), func(g *Graph) []*Node {
+			var re, im []float64
+			for _, row := range z {
+				for _, v := range row {
+					re, im = append(re, real(v)), append(im, imag(v))
+				}
 			}
-		}
-		oRe, oIm := ModReLU(Reshape(Const(g, re), 2, 4), Reshape(Const(g, im), 2, 4), Const(g, b), eps)
-		return []*Node{oRe, oIm}
-	})
-	re, im := tensors.MustCopyFlatData[float64](out[0]), tensors.MustCopyFlatData[float64](out[1])
-	for r, row := range z {
-		want := refModReLU(row, b, eps)
-		for j := range row {
-			if got := complex(re[r*4+j], im[r*4+j]); cmplx.Abs(got-want[j]) > 1e-12 {
-				t.Errorf("σ(%v) with b = %g: got %v, want %v", row[j], b[j], got, want[j])
+			oRe, oIm := tc.apply(Reshape(Const(g, re), 2, 4), Reshape(Const(g, im), 2, 4), Const(g, b))
+			return []*Node{oRe, oIm}
+		})
+		re, im := tensors.MustCopyFlatData[float64](out[0]), tensors.MustCopyFlatData[float64](out[1])
+		for r, row := range z {
+			want := tc.ref(row)
+			for j := range row {
+				if got := complex(re[r*4+j], im[r*4+j]); cmplx.Abs(got-want[j]) > 1e-12 {
+					t.Errorf("%s: σ(%v) with b = %g: got %v, want %v", tc.name, row[j], b[j], got, want[j])
+				}
 			}
 		}
 	}
