@@ -174,7 +174,7 @@ const (
 	// InitCode draws the uRNN's V with the bound of its authors' code (urnn.Cell.CodeBound; D9).
 	InitCode = "code"
 	// InitInv starts S4D's A as S4D-Inv (s4d.Inv: Gu et al. 2022 §4, imaginary parts spread
-	// from about 0.3 to 2N²·2/π) instead of S4D-Lin (πn).
+	// from about 0.3 to (2N/π)(2N − 1) ≈ 4N²/π) instead of S4D-Lin (πn).
 	InitInv = "inv"
 )
 

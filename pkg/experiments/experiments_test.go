@@ -93,6 +93,7 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "lstm", Hidden: 8, Init: InitCode}, `Model.Init = "code" is for urnn, not "lstm"`},
 		{Model{Kind: "urnn", Hidden: 8, Init: "glorot"}, `Model.Init = "glorot", want "" (the model's default) or one of "code" (urnn), "henaff" (lstm`},
 		{Model{Kind: "lru-deep", Hidden: 8, Init: InitInv}, `Model.Init = "inv" is for s4d, s4d-deep, not "lru-deep"`},
+		{Model{Kind: "lstm", Hidden: 8, SplitReLU: true}, `Model.SplitReLU is for urnn, not "lstm"`},
 		{Model{Kind: "lstm", Hidden: 8, Sigma: "tanh"}, `Model.Sigma is for lt-ornn, lt-irnn, not "lstm"`},
 		{Model{Kind: "scornn", Hidden: 8, LRScaleA: 0.1}, `Model.LRScaleA is for exprnn, not "scornn"`},
 		{Model{Kind: "gru", Hidden: 8, ForgetBias: 1}, `Model.ForgetBias is for lstm, lstm-peephole, not "gru"`},
@@ -123,16 +124,28 @@ func TestBadModelAndTask(t *testing.T) {
 			case *s4d.Cell:
 				set = c.AInit == s4d.Inv
 			case *stack.Cell: // the deep S4D: every block's recurrence
-				set = true
+				set = len(c.Layers) > 0
 				for _, l := range c.Layers {
-					r, ok := l.(*lru.Block).Recurrence.(*s4d.Cell)
-					set = set && ok && r.AInit == s4d.Inv
+					b, ok := l.(*lru.Block)
+					r, isS4D := (*s4d.Cell)(nil), false
+					if ok {
+						r, isS4D = b.Recurrence.(*s4d.Cell)
+					}
+					set = set && isS4D && r.AInit == s4d.Inv
 				}
 			}
 			if !set {
 				t.Errorf("%s with Init %q: the cell %T does not draw that initialisation", kind, init, cell)
 			}
 		}
+	}
+	// SplitReLU reaches the uRNN, and names it.
+	m := Model{Kind: "urnn", Hidden: 8, SplitReLU: true}
+	if cell, _, err := (Preset{Model: m, Task: Task{Kind: "copy", T: 5}}).Build(); err != nil || !cell.(*urnn.Cell).SplitReLU {
+		t.Errorf("%+v: cell %+v, error %v; want a uRNN with SplitReLU", m, cell, err)
+	}
+	if got := m.String(); got != "urnn 8 split ReLU" {
+		t.Errorf("%+v: String() = %q, want %q", m, got, "urnn 8 split ReLU")
 	}
 	// Sigma and OutputBias reach the LT-RNN; without Sigma, the task decides (ReLU on adding).
 	for _, tc := range []struct {

@@ -78,8 +78,8 @@ type Cell struct {
 	// SplitReLU puts σ(z) = ReLU(Re z + b) + i·ReLU(Im z + b) in modReLU's place: ReLU on the
 	// real and imaginary parts separately, with the same bias b on both, the nonlinearity of
 	// earlier complex-valued networks that [1] §3.2 found "tended to lead to poor performance"
-	// (the claim arjovsky-modrelu). It leaves the phase of z to the two half-planes' kinks
-	// instead of keeping it.
+	// (the claim arjovsky-modrelu). Its output lies in the closed first quadrant: it changes
+	// arg z wherever Re z + b < 0 or Im z + b < 0, where modReLU only rescales |z|.
 	SplitReLU bool
 }
 
@@ -200,9 +200,10 @@ func (c *Cell) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, c.variables(nil), c)
 	s := &step{cell: c, impl: impl, U: v["U"], bo: v["bo"], h0: v["h0"]}
 	s.w = newUnitary(c.N, v["theta"], v["reflection"], v["V"], c.Perm(scope), impl)
-	s.act = newModReLU(v["b"], c.eps()).apply
 	if c.SplitReLU {
 		s.act = splitReLU(v["b"])
+	} else {
+		s.act = newModReLU(v["b"], c.eps()).apply
 	}
 	return s
 }

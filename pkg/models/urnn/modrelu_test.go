@@ -15,10 +15,10 @@ import (
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
 )
 
-// TestModReLU compares σ(z) = ReLU(|z| + b) z/(|z| + ε) ([1] §3.2), and the split ReLU
+// TestNonlinearities compares σ(z) = ReLU(|z| + b) z/(|z| + ε) ([1] §3.2), and the split ReLU
 // ReLU(Re z + b) + i·ReLU(Im z + b), with their plain-Go definitions, on units that pass, units
 // cut off (in one part or both) and z = 0.
-func TestModReLU(t *testing.T) {
+func TestNonlinearities(t *testing.T) {
 	z := [][]complex128{{0.3 - 0.4i, 1e-3 + 2e-3i, 0, -2 + 0.5i}, {-0.1 + 0.05i, 0.7i, 0.2, 3 - 3i}}
 	b := []float64{0.1, -0.5, 0.2, -1}
 	const eps = 1e-5
