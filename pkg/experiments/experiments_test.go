@@ -126,12 +126,11 @@ func TestBadModelAndTask(t *testing.T) {
 			case *stack.Cell: // the deep S4D: every block's recurrence
 				set = len(c.Layers) > 0
 				for _, l := range c.Layers {
-					b, ok := l.(*lru.Block)
-					r, isS4D := (*s4d.Cell)(nil), false
-					if ok {
-						r, isS4D = b.Recurrence.(*s4d.Cell)
+					var r *s4d.Cell
+					if b, ok := l.(*lru.Block); ok {
+						r, _ = b.Recurrence.(*s4d.Cell)
 					}
-					set = set && isS4D && r.AInit == s4d.Inv
+					set = set && r != nil && r.AInit == s4d.Inv
 				}
 			}
 			if !set {

@@ -63,9 +63,9 @@
 // BenchmarkDFT measures the forward+backward time per step of each (and of the dense-DFT
 // and radix-2 variants in variants_test.go); TestStepNodes bounds the graph nodes per step.
 //
-// The factors are also exported one by one (D, R, F, Finv, Perm, ModReLU, and SplitReLU, the alternative
-// to modReLU that [1] §3.2 rejects), on (Re, Im)
-// pairs, for notebooks; Cell.DenseW returns W as a complex matrix for analysis.
+// The factors are also exported one by one (D, R, F, Finv, Perm, ModReLU, and SplitReLU, the
+// alternative to modReLU that [1] §3.2 rejects), on (Re, Im) pairs, for notebooks;
+// Cell.DenseW returns W as a complex matrix for analysis.
 //
 // References:
 //
