@@ -28,13 +28,13 @@ func TestBlockLen(t *testing.T) {
 }
 
 // TestFilterBlock checks DiagonalFilter's block length: Block for few inputs and outputs,
-// halved while the block-Toeplitz product's work C·In·Out exceeds 8N·(In + Out), never below 4
+// halved while the block-Toeplitz product's work C·In·Out exceeds 4N·(In + Out), never below 4
 // unless Block is.
 func TestFilterBlock(t *testing.T) {
 	for _, tc := range []struct{ block, n, in, out, want int }{
 		{32, 64, 10, 9, 32},  // the one-layer LRU on copy
-		{32, 64, 64, 64, 16}, // the deep LRU's blocks
-		{32, 4, 3, 2, 16},
+		{32, 64, 64, 64, 8},  // the deep LRU's blocks
+		{32, 4, 3, 2, 8},
 		{32, 1, 512, 512, 4},
 		{8, 64, 10, 9, 8},
 		{2, 64, 64, 64, 2},

@@ -95,15 +95,16 @@ func DiagonalFilter(lamRe, lamIm, in, out, u, x0 *Node) (y, last *Node) {
 }
 
 // filterBlock is DiagonalFilter's block length for N units, In inputs and Out outputs: Block
-// halved until C·In·Out ≤ 8N·(In + Out) or C ≤ 4. A step costs
+// halved until C·In·Out ≤ 4N·(In + Out) or C ≤ 4. A step costs
 // C·In·Out multiply-adds in the block-Toeplitz product, which grows with C, and 2N·(In + Out)
 // in the products with the states entering the blocks, which do not; the bound keeps the
-// first within four times the second. With few inputs and outputs (the one-layer LRU on copy,
-// 10 in and 9 out) C is Block; the deep LRU's blocks (In = Out = H = N = 64) take 16, where
-// Block's 32 would double the Toeplitz product's work (cmd/bench, docs/bench.txt).
+// first within twice the second. With few inputs and outputs (the one-layer LRU on copy, 10
+// in and 9 out) C is Block; the deep LRU's blocks (In = Out = H = N = 64) take 8, whose
+// Toeplitz product does half the work of 16's and a quarter of Block's 32 (cmd/bench,
+// docs/bench.txt).
 func filterBlock(n, nIn, nOut int) int {
 	c := Block
-	for c > 4 && c*nIn*nOut > 8*n*(nIn+nOut) {
+	for c > 4 && c*nIn*nOut > 4*n*(nIn+nOut) {
 		c /= 2
 	}
 	return c
