@@ -123,6 +123,12 @@ type Walker struct {
 	// instead of a Next per step. With HiddenGradScale, which acts on the states, a Filter is
 	// computed by its States. Set it before the first walk.
 	Parallel bool
+	// FlushEvery, when > 0, passes the states' adjoints through rnn.FlushTinyGradient every
+	// FlushEvery steps of a chunk unrolled step by step (rnn.UnrollStatesFlushing), so that a
+	// vanishing gradient does not linger in the slow subnormal numbers. The trainer sets it;
+	// the gradient analysis (package analysis), which measures how small the gradients get,
+	// does not. Set it before the first walk.
+	FlushEvery int
 
 	initExec, fwdExec, bwdExec *model.Exec
 }
@@ -196,7 +202,7 @@ func (w *Walker) chunkGraph(g *Graph, in []*Node) *ChunkGraph {
 		c.HOut = Squeeze(SliceAxis(c.Stacked, 1, AxisRange(T-1, T)), 1)
 		return c
 	}
-	c.States = rnn.UnrollStates(c.Step, c.X, c.HIn)
+	c.States = rnn.UnrollStatesFlushing(c.Step, c.X, c.HIn, w.FlushEvery)
 	c.HOut = c.States[len(c.States)-1]
 	c.Stacked = Stack(c.States, 1)
 	return c

@@ -54,6 +54,7 @@ func NewRunner(backend compute.Backend, store *model.Store, cell rnn.Cell, chunk
 		return nil, err
 	}
 	r.ReadLast = true // only the loss and the gradients leave the chunk graphs
+	r.FlushEvery = rnn.FlushEvery
 	// in = [∂ℒ/∂h_0] → ∂ℒ/∂θ through h_0 = Initial(θ).
 	r.initGradExec, err = model.NewExec(backend, store, func(_ *model.Scope, g *Graph, in []*Node) []*Node {
 		rnn.LiveVariables(store, g)
