@@ -32,8 +32,8 @@ func TestBlockLen(t *testing.T) {
 // unless Block is.
 func TestFilterBlock(t *testing.T) {
 	for _, tc := range []struct{ block, n, in, out, want int }{
-		{32, 64, 10, 9, 32},  // the one-layer LRU on copy
-		{32, 64, 64, 64, 8},  // the deep LRU's blocks
+		{32, 64, 10, 9, 32}, // the one-layer LRU on copy
+		{32, 64, 64, 64, 8}, // the deep LRU's blocks
 		{32, 4, 3, 2, 8},
 		{32, 1, 512, 512, 4},
 		{8, 64, 10, 9, 8},
