@@ -10,6 +10,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/backend"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
+	"github.com/urnn-notebooks/longmemory/pkg/seq"
 )
 
 // TestFlushTinyGradient checks that FlushTinyGradient leaves its input unchanged and zeroes
@@ -22,12 +23,12 @@ func TestFlushTinyGradient(t *testing.T) {
 		out := MustExecOnceN(backend.MustNew(), func(xs, c *Node) (*Node, *Node) {
 			y := rnn.FlushTinyGradient(xs)
 			return y, Gradient(ReduceAllSum(Mul(y, c)), xs)[0]
-		}, tensorOf(dt, x), tensorOf(dt, adj))
+		}, seq.FloatTensor(dt, x, len(x)), seq.FloatTensor(dt, adj, len(adj)))
 		for i := range x {
-			if got := valueAt(out[0], i); got != valueAt(tensorOf(dt, x), i) {
+			if got := seq.Floats(out[0])[i]; got != seq.Floats(seq.FloatTensor(dt, x, len(x)))[i] {
 				t.Errorf("%s: forward[%d] = %g, want the input %g", dt, i, got, x[i])
 			}
-			if got, w := valueAt(out[1], i), valueAt(tensorOf(dt, want), i); got != w {
+			if got, w := seq.Floats(out[1])[i], seq.Floats(seq.FloatTensor(dt, want, len(want)))[i]; got != w {
 				t.Errorf("%s: adjoint[%d] = %g, want %g (from %g)", dt, i, got, w, adj[i])
 			}
 		}
@@ -78,22 +79,4 @@ func TestUnrollStatesFlushing(t *testing.T) {
 	if g0[0] == 0 {
 		t.Fatalf("∂h_T/∂x_0 = 0 without flushing: the test needs an adjoint that reaches 0.1^39")
 	}
-}
-
-func tensorOf(dt dtypes.DType, v []float64) *tensors.Tensor {
-	if dt == dtypes.Float32 {
-		f := make([]float32, len(v))
-		for i, x := range v {
-			f[i] = float32(x)
-		}
-		return tensors.FromFlatDataAndDimensions(f, len(f))
-	}
-	return tensors.FromFlatDataAndDimensions(v, len(v))
-}
-
-func valueAt(t *tensors.Tensor, i int) float64 {
-	if t.DType() == dtypes.Float32 {
-		return float64(tensors.MustCopyFlatData[float32](t)[i])
-	}
-	return tensors.MustCopyFlatData[float64](t)[i]
 }
