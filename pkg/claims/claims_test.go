@@ -141,6 +141,15 @@ func TestFinal(t *testing.T) {
 	if v.Outcome != NotReproduced || v.Runs[0].Diverged != 5 || !math.IsInf(v.Runs[0].FinalMedian, 1) {
 		t.Errorf("5 of 8 diverged: %s, %d diverged, median %g; want not reproduced, 5, +Inf", v.Outcome, v.Runs[0].Diverged, v.Runs[0].FinalMedian)
 	}
+	// A seed stopped before its first evaluation has no final: the median and the range are
+	// over the others.
+	early := eight(func(s int) curve { return curve{0.1 * float64(s+1)} })
+	r := synth("early", "copy", 0.17, 100, early...)
+	r.Seeds[0].Log[0].EvalLoss = math.NaN()
+	v = judge(t, claim(Solves, []string{"early"}, None, nil, 5000), r)
+	if s := v.Runs[0]; s.FinalMedian != 0.5 || s.FinalMin != 0.2 || s.FinalMax != 0.8 {
+		t.Errorf("one seed not evaluated: final %g [%g–%g], want 0.5 [0.2–0.8]", s.FinalMedian, s.FinalMin, s.FinalMax)
+	}
 }
 
 // Rule 3: "below" needs the margin: 5% under the baseline of adding, with 100 held-out

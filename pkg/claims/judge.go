@@ -234,8 +234,10 @@ func measure(c Claim, r *Run, test Test, fail bool, grid int) RunStats {
 	}
 	s.FinalMedian = runs.Median(s.Finals)
 	s.FinalMin, s.FinalMax = math.NaN(), math.NaN()
-	if len(s.Finals) > 0 {
-		s.FinalMin, s.FinalMax = slices.Min(s.Finals), slices.Max(s.Finals)
+	if evaluated := slices.DeleteFunc(slices.Clone(s.Finals), math.IsNaN); len(evaluated) > 0 {
+		// A seed stopped before its first evaluation has no final; the range, like the
+		// median, is over the seeds that have one.
+		s.FinalMin, s.FinalMax = slices.Min(evaluated), slices.Max(evaluated)
 	}
 	return s
 }
