@@ -199,9 +199,9 @@ type Seed struct {
 // StepSeconds is the run's training time per step, its replicas at once: the median over its
 // seeds of runs.StepSeconds (NaN when no log is long enough to time).
 func (r Run) StepSeconds() float64 {
-	var v []float64
+	var logs [][]train.Record
 	for _, s := range r.Seeds {
-		v = append(v, runs.StepSeconds(s.Log))
+		logs = append(logs, s.Log)
 	}
-	return runs.Median(v)
+	return runs.ReplicasStepSeconds(logs...)
 }

@@ -185,10 +185,7 @@ func measure(c Claim, r *Run, test Test, fail bool, grid int) RunStats {
 	}
 	s.StepsJudged = c.Horizon
 	if c.Seconds > 0 {
-		s.StepsJudged = 0
-		if s.StepSeconds > 0 {
-			s.StepsJudged = max(1, int(c.Seconds/s.StepSeconds))
-		}
+		s.StepsJudged = runs.StepsBought(c.Seconds, s.StepSeconds)
 	}
 	s.Reference = r.Baseline
 	if c.Reference == Plateau {

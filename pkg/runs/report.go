@@ -398,6 +398,27 @@ func StepSeconds(log []train.Record) float64 {
 	return Median(per)
 }
 
+// ReplicasStepSeconds is a run's training time per step with its replicas trained at once: the
+// median over the replicas' logs of StepSeconds (NaN when no log is long enough to time).
+func ReplicasStepSeconds(logs ...[]train.Record) float64 {
+	var v []float64
+	for _, l := range logs {
+		v = append(v, StepSeconds(l))
+	}
+	return Median(v)
+}
+
+// StepsBought is the steps that a budget of seconds of training buys at stepSeconds a step
+// (ReplicasStepSeconds), at least 1; 0 when the speed is unknown (NaN or not positive). The
+// claims judge a budget of seconds at these steps, and the sweep trains a run whose horizon is
+// in seconds to them.
+func StepsBought(seconds, stepSeconds float64) int {
+	if !(stepSeconds > 0) {
+		return 0
+	}
+	return max(1, int(seconds/stepSeconds))
+}
+
 // modelColors are the colours of the models' curves, one for each of experiments.Kinds:
 // saturated ones (d3's category10 without its grey and olive, then the dark rows of
 // category20b and category20c, and 20b's gold), so that a thin curve and its pale band stand out from the grid

@@ -10,7 +10,7 @@ import (
 
 // TestRunsFile checks docs/runs.tsv against the rest of docs/: it reads; every run that a
 // claim, a successor's question or a variant names is a line of it, trained at least to that
-// claim's horizon in steps; and every run directory under docs/runs is a line of it.
+// claim's horizon in steps, or in seconds where the run's horizon is in seconds; and every run directory under docs/runs is a line of it.
 func TestRunsFile(t *testing.T) {
 	rs, err := Read("../../docs/runs.tsv")
 	if err != nil {
@@ -38,6 +38,8 @@ func TestRunsFile(t *testing.T) {
 					t.Errorf("%s: claim %s names run %s, which docs/runs.tsv does not list", file, c.ID, name)
 				case c.Horizon > r.Steps:
 					t.Errorf("%s: claim %s is judged at %d steps, docs/runs.tsv trains %s to %d (runs.tsv:%d)", file, c.ID, c.Horizon, name, r.Steps, r.Line)
+				case c.Seconds > r.Seconds && r.Seconds > 0:
+					t.Errorf("%s: claim %s is judged at %g s of training, docs/runs.tsv trains %s for %g s (runs.tsv:%d)", file, c.ID, c.Seconds, name, r.Seconds, r.Line)
 				}
 			}
 		}

@@ -1,7 +1,7 @@
 // Package sweep is the project's runs as data: a runs file (docs/runs.tsv) lists every run
 // once — its name, which is its run directory's, its preset, the settings it overrides, its
-// seeds and its horizon in steps — and Train trains them, each to its horizon, resuming where
-// it stopped. `longmemory sweep` runs it in one process, or as a Slurm job array with one task
+// seeds and its horizon, in steps or in seconds of training — and Train trains them, each to
+// its horizon, resuming where it stopped. `longmemory sweep` runs it in one process, or as a Slurm job array with one task
 // per run (package slurm); Status reads how far every run is from its run directories alone.
 package sweep
 
@@ -21,6 +21,7 @@ import (
 
 	"github.com/urnn-notebooks/longmemory/pkg/experiments"
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
 	"github.com/urnn-notebooks/longmemory/pkg/tsv"
 )
 
@@ -30,7 +31,10 @@ type Run struct {
 	Preset    string   // a preset of experiments.Lookup
 	Overrides []string // train flags (runs.ApplyOverrides)
 	Seeds     int      // replicas: the preset's seed, seed + 1, …
-	Steps     int      // the horizon
+	Steps     int      // the horizon in steps (0 when it is in Seconds)
+	// Seconds is the horizon in seconds of training, its replicas at once (0 when it is in
+	// Steps): the run trains to the steps these buy at its measured speed (State.Horizon).
+	Seconds float64
 	Then      []string // what follows training: nil, {"fit", flags…} or {"eval"}
 	Line      int      // the line of the runs file
 }
@@ -73,8 +77,12 @@ func Parse(r io.Reader, name string) ([]Run, error) {
 		if run.Seeds, err = strconv.Atoi(cols[3]); err != nil || run.Seeds < 1 || run.Seeds > 64 {
 			return l.Errorf("seeds %q, want an integer from 1 to 64", cols[3])
 		}
-		if run.Steps, err = strconv.Atoi(cols[4]); err != nil || run.Steps < 1 {
-			return l.Errorf("steps %q, want an integer >= 1", cols[4])
+		if secs, ok := strings.CutSuffix(cols[4], "s"); ok {
+			if run.Seconds, err = strconv.ParseFloat(secs, 64); err != nil || !(run.Seconds > 0) || math.IsInf(run.Seconds, 1) {
+				return l.Errorf("steps %q, want an integer >= 1, or seconds of training > 0 followed by s", cols[4])
+			}
+		} else if run.Steps, err = strconv.Atoi(cols[4]); err != nil || run.Steps < 1 {
+			return l.Errorf("steps %q, want an integer >= 1, or seconds of training > 0 followed by s", cols[4])
 		}
 		if cols[5] != "-" {
 			run.Then = strings.Fields(cols[5])
@@ -102,6 +110,9 @@ func (r Run) Settings() (experiments.Preset, error) {
 		return p, err
 	}
 	p.Train.Steps = r.Steps
+	if r.Seconds > 0 {
+		p.Train.Steps = TimingSteps
+	}
 	if _, _, err := p.Build(); err != nil {
 		return p, fmt.Errorf("preset %s with %q: %w", r.Preset, strings.Join(r.Overrides, " "), err)
 	}
@@ -117,6 +128,33 @@ func (r Run) SeedList() ([]uint64, error) {
 	return runs.Seeds(p.Train.Seed, r.Seeds), nil
 }
 
+// maxRounds bounds TrainRun's rounds of training towards a horizon in seconds.
+const maxRounds = 16
+
+// TimingSteps is how far a run whose horizon is in seconds trains before its speed is measured
+// from its logs.
+const TimingSteps = 20
+
+// horizon is the steps run r trains to: Steps, or those its Seconds buy at the speed its
+// replicas' logs measure (runs.StepsBought, as the claims judge a budget of seconds), at least
+// TimingSteps; while the logs are too short to time (steps far shorter than the log's 1/100 s),
+// twice the longest of them.
+func (r Run) horizon(logs [][]train.Record) int {
+	if r.Seconds == 0 {
+		return r.Steps
+	}
+	if n := runs.StepsBought(r.Seconds, runs.ReplicasStepSeconds(logs...)); n > 0 {
+		return max(TimingSteps, n)
+	}
+	longest := 0
+	for _, l := range logs {
+		if len(l) > 0 {
+			longest = max(longest, l[len(l)-1].Step)
+		}
+	}
+	return max(TimingSteps, 2*longest)
+}
+
 // Progress is how far one replica is: the last step its log records, and whether that ends
 // in a divergence (held-out loss +Inf), which ends the replica before its horizon.
 type Progress struct {
@@ -129,6 +167,9 @@ type Progress struct {
 type State struct {
 	Run      Run
 	Replicas []Progress // one per seed, in order; Step 0 where there is no log yet
+	// Horizon is the steps the run trains to: Run.Steps, or the steps its Run.Seconds buy at
+	// the speed its logs measure so far.
+	Horizon int
 	// Differs lists the settings that a replica's run.json records otherwise than the runs
 	// file asks (runs.Diff): Train would refuse to continue that replica.
 	Differs []runs.Change
@@ -137,7 +178,7 @@ type State struct {
 // Done reports whether every replica reached the horizon or diverged.
 func (s State) Done() bool {
 	for _, p := range s.Replicas {
-		if p.Step < s.Run.Steps && !p.Diverged {
+		if p.Step < s.Horizon && !p.Diverged {
 			return false
 		}
 	}
@@ -176,6 +217,7 @@ func Status(root string, rs []Run) ([]State, error) {
 		if err != nil {
 			return nil, err
 		}
+		var logs [][]train.Record
 		for _, s := range seeds {
 			if meta, err := runs.ReadMeta(runs.ReplicaDir(filepath.Join(root, r.Name), s)); err == nil && st.Differs == nil {
 				want.Train.Seed = s
@@ -192,7 +234,9 @@ func Status(root string, rs []Run) ([]State, error) {
 				pr.Step, pr.Diverged = last.Step, math.IsInf(last.EvalLoss, 1)
 			}
 			st.Replicas = append(st.Replicas, pr)
+			logs = append(logs, log)
 		}
+		st.Horizon = r.horizon(logs)
 		out = append(out, st)
 	}
 	return out, nil
@@ -208,7 +252,7 @@ func WriteStatus(w io.Writer, states []State) error {
 		lo, hi, n := math.MaxInt, 0, 0
 		for _, p := range s.Replicas {
 			lo, hi = min(lo, p.Step), max(hi, p.Step)
-			if p.Step >= s.Run.Steps || p.Diverged {
+			if p.Step >= s.Horizon || p.Diverged {
 				n++
 			}
 		}
@@ -219,7 +263,11 @@ func WriteStatus(w io.Writer, states []State) error {
 		for _, c := range s.Differs {
 			mark += fmt.Sprintf(" %s: %v recorded, %v asked;", c.Field, c.Was, c.Now)
 		}
-		fmt.Fprintf(tw, "%s\t%d–%d / %d\t%d of %d\t%s\n", s.Run.Name, lo, hi, s.Run.Steps, n, len(s.Replicas), mark)
+		horizon := strconv.Itoa(s.Horizon)
+		if s.Run.Seconds > 0 {
+			horizon += fmt.Sprintf(" (%g s)", s.Run.Seconds)
+		}
+		fmt.Fprintf(tw, "%s\t%d–%d / %s\t%d of %d\t%s\n", s.Run.Name, lo, hi, horizon, n, len(s.Replicas), mark)
 	}
 	fmt.Fprintf(tw, "%d of %d runs done\t\t\t\n", done, len(states))
 	return tw.Flush()
@@ -257,8 +305,14 @@ func TrainRun(ctx context.Context, root string, r Run, opt Options) error {
 		return err
 	}
 	dir := filepath.Join(root, r.Name)
-	if !states[0].Done() {
-		say("%s: training %d seeds to step %d", r.Name, r.Seeds, r.Steps)
+	// One round trains to the horizon in steps; a horizon in seconds takes a round to time the
+	// run and one more for each time the speed measured over the longer logs buys more steps.
+	for round := 0; !states[0].Done(); round++ {
+		if round == maxRounds {
+			return fmt.Errorf("%s: short of its horizon (%d steps) after %d rounds of training", r.Name, states[0].Horizon, round)
+		}
+		p.Train.Steps = states[0].Horizon
+		say("%s: training %d seeds to step %d", r.Name, r.Seeds, p.Train.Steps)
 		var failed []error
 		for _, rep := range runs.TrainReplicas(ctx, dir, p, seeds, 0, opt.Train) {
 			if rep.Err != nil && !errors.Is(rep.Err, runs.ErrNothingToTrain) && ctx.Err() == nil {
@@ -268,14 +322,16 @@ func TrainRun(ctx context.Context, root string, r Run, opt Options) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if len(failed) > 0 {
+		if states, err = Status(root, []Run{r}); err != nil {
+			return err
+		}
+		switch {
+		case len(failed) > 0 && !states[0].Done():
+			return errors.Join(failed...)
+		case len(failed) > 0:
 			// A replica that diverged is an outcome, not a failure: the verdicts count it.
-			if states, err = Status(root, []Run{r}); err == nil && states[0].Done() {
-				say("%s: done, with diverged seeds: %v", r.Name, errors.Join(failed...))
-			} else {
-				return errors.Join(failed...)
-			}
-		} else {
+			say("%s: done, with diverged seeds: %v", r.Name, errors.Join(failed...))
+		case states[0].Done():
 			say("%s: done", r.Name)
 		}
 	}

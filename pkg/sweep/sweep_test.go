@@ -38,6 +38,9 @@ func TestParse(t *testing.T) {
 	if got, err := Only(rs, []string{"b", "c"}); err == nil || !strings.Contains(err.Error(), `no run named "c"`) {
 		t.Errorf("Only(b, c) = %v, %v; want an error naming c", got, err)
 	}
+	if sec, err := Parse(strings.NewReader(header+"a\tarjovsky/copy-T100/tanh-80\t-\t8\t2200s\t-\n"), "runs.tsv"); err != nil || sec[0].Seconds != 2200 || sec[0].Steps != 0 {
+		t.Errorf("a horizon of 2200s: %+v, %v; want Seconds 2200 and Steps 0", sec, err)
+	}
 	for _, tc := range []struct{ file, want string }{
 		{"a\tb\n", "runs.tsv:1: header"},
 		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\n", "runs.tsv:2: 4 tab-separated columns, want 6"},
@@ -45,6 +48,8 @@ func TestParse(t *testing.T) {
 		{header + "a\tarjovsky/copy-T100/tanh-80\t-lr -1\t8\t10\t-\n", "runs.tsv:2: -lr = -1, want a number > 0"},
 		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t0\t10\t-\n", `runs.tsv:2: seeds "0", want an integer from 1 to 64`},
 		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\tten\t-\n", `runs.tsv:2: steps "ten", want an integer >= 1`},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\t0s\t-\n", `runs.tsv:2: steps "0s", want an integer >= 1, or seconds of training > 0 followed by s`},
+		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\tNaNs\t-\n", `runs.tsv:2: steps "NaNs"`},
 		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\t10\tplot\n", `runs.tsv:2: then "plot", want -, fit FLAGS or eval`},
 		{header + "a b\tarjovsky/copy-T100/tanh-80\t-\t8\t10\t-\n", `runs.tsv:2: name "a b"`},
 		{header + "a\tarjovsky/copy-T100/tanh-80\t-\t8\t10\t-\na\tarjovsky/copy-T100/tanh-80\t-\t8\t10\t-\n", "runs.tsv:3: run a is already on line 2"},
@@ -181,5 +186,55 @@ func TestFinishedRunsKeepWeights(t *testing.T) {
 	}
 	if log, err := runs.ReadLog(runs.LogPath(rep)); err != nil || len(log) != 8 {
 		t.Errorf("log after training on: %d records, %v; want 8", len(log), err)
+	}
+}
+
+// TestSecondsHorizon: a run whose horizon is in seconds trains until its replicas reach the
+// steps those seconds buy at the speed their logs measure (runs.StepsBought, as the claims
+// judge a budget of seconds), and finishes there.
+func TestSecondsHorizon(t *testing.T) {
+	const seconds = 1.0
+	rs, err := Parse(strings.NewReader(header+
+		"a\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5 -batch 4 -eval-every 50 -checkpoint-every 50\t2\t1s\t-\n"), "runs.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	opt := Options{Train: runs.Options{Backend: backend.MustNew()}}
+	if err := Train(context.Background(), root, rs, opt); err != nil {
+		t.Fatal(err)
+	}
+	states, err := Status(root, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs [][]train.Record
+	for _, rep := range runs.Replicas(filepath.Join(root, "a")) {
+		log, err := runs.ReadLog(runs.LogPath(rep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, log)
+	}
+	bought := runs.StepsBought(seconds, runs.ReplicasStepSeconds(logs...))
+	st := states[0]
+	// A step of this run takes milliseconds, so that 1 s buys more than the TimingSteps that
+	// time it: the sweep must have trained on after timing it.
+	if !st.Done() || st.Horizon != bought || bought <= TimingSteps {
+		t.Fatalf("after the sweep: done %v, horizon %d; want done at the %d steps that %g s buy at the logs' speed", st.Done(), st.Horizon, bought, seconds)
+	}
+	for _, p := range st.Replicas {
+		if p.Step < bought {
+			t.Errorf("seed %d: %d steps, short of the %d that %g s buy", p.Seed, p.Step, bought, seconds)
+		}
+	}
+	entries, _ := os.ReadDir(runs.CheckpointDir(runs.ReplicaDir(filepath.Join(root, "a"), 0)))
+	if len(entries) != 1 {
+		t.Errorf("a finished replica keeps %d checkpoints, want its final weights alone", len(entries))
+	}
+	var out bytes.Buffer
+	WriteStatus(&out, states)
+	if want := fmt.Sprintf("/ %d (1 s)", st.Horizon); !strings.Contains(out.String(), want) {
+		t.Errorf("WriteStatus does not say %q:\n%s", want, out.String())
 	}
 }
