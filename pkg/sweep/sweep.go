@@ -1,8 +1,9 @@
 // Package sweep is the project's runs as data: a runs file (docs/runs.tsv) lists every run
 // once — its name, which is its run directory's, its preset, the settings it overrides, its
 // seeds and its horizon, in steps or in seconds of training — and Train trains them, each to
-// its horizon, resuming where it stopped. `longmemory sweep` runs it in one process, or as a Slurm job array with one task
-// per run (package slurm); Status reads how far every run is from its run directories alone.
+// its horizon, resuming where it stopped. `longmemory sweep` runs it in one process, or as a
+// Slurm job array with one task per run (package slurm); Status reads how far every run is
+// from its run directories alone.
 package sweep
 
 import (
@@ -35,8 +36,8 @@ type Run struct {
 	// Seconds is the horizon in seconds of training, its replicas at once (0 when it is in
 	// Steps): the run trains to the steps these buy at its measured speed (State.Horizon).
 	Seconds float64
-	Then      []string // what follows training: nil, {"fit", flags…} or {"eval"}
-	Line      int      // the line of the runs file
+	Then    []string // what follows training: nil, {"fit", flags…} or {"eval"}
+	Line    int      // the line of the runs file
 }
 
 // Columns are a runs file's columns, its header line.
@@ -77,11 +78,15 @@ func Parse(r io.Reader, name string) ([]Run, error) {
 		if run.Seeds, err = strconv.Atoi(cols[3]); err != nil || run.Seeds < 1 || run.Seeds > 64 {
 			return l.Errorf("seeds %q, want an integer from 1 to 64", cols[3])
 		}
-		if secs, ok := strings.CutSuffix(cols[4], "s"); ok {
-			if run.Seconds, err = strconv.ParseFloat(secs, 64); err != nil || !(run.Seconds > 0) || math.IsInf(run.Seconds, 1) {
-				return l.Errorf("steps %q, want an integer >= 1, or seconds of training > 0 followed by s", cols[4])
-			}
-		} else if run.Steps, err = strconv.Atoi(cols[4]); err != nil || run.Steps < 1 {
+		secs, ok := strings.CutSuffix(cols[4], "s")
+		if ok {
+			run.Seconds, err = strconv.ParseFloat(secs, 64)
+			ok = err == nil && run.Seconds > 0 && !math.IsInf(run.Seconds, 1)
+		} else {
+			run.Steps, err = strconv.Atoi(cols[4])
+			ok = err == nil && run.Steps >= 1
+		}
+		if !ok {
 			return l.Errorf("steps %q, want an integer >= 1, or seconds of training > 0 followed by s", cols[4])
 		}
 		if cols[5] != "-" {
