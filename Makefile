@@ -145,8 +145,9 @@ bench: tools
 # run it again to go on, here or in a clone (docs/runs holds the newest checkpoints: commit them
 # with the logs). `build/longmemory sweep -status docs/runs.tsv` shows how far every run is; on a
 # cluster, `build/longmemory sweep -slurm -time 8:00:00 docs/runs.tsv` submits the runs not yet
-# done as a Slurm job array (README, "Running a sweep on a cluster").
-runs: tools
+# done as a Slurm job array (README, "Running a sweep on a cluster"). Reading docs/runs.tsv builds every run's
+# task, so the Debian datasets (debs: Fashion-MNIST) come first.
+runs: debs tools
 	$(GO) build -o build/longmemory ./cmd/longmemory
 	build/longmemory sweep -runs docs/runs docs/runs.tsv
 	$(MAKE) reports

@@ -420,22 +420,38 @@ func StepsBought(seconds, stepSeconds float64) int {
 }
 
 // modelColors are the colours of the models' curves, one for each of experiments.Kinds:
-// saturated ones (d3's category10 without its grey and olive, then the dark rows of
-// category20b and category20c, and 20b's gold), so that a thin curve and its pale band stand out from the grid
-// and from the grey dashed baseline, whatever the model.
+// d3's category10 without its grey and olive for the papers' models, then ten more chosen
+// greedily from Kelly's colours of maximum contrast and d3's category20b, each as far
+// (plots.DeltaE) from the colours before it, the white page and the grey baseline as the
+// candidates allow, and assigned to the successors so that the models a chart shows together
+// (the uRNN, the LSTMs and the linear recurrences; the uRNN and its successors) stay apart.
+// Any two are at least 27 apart, as category10's own colours are.
 var modelColors = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-	"#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#e7ba52"}
+	"#bd9e39", "#f99379", "#8db600", "#393b79", "#008856", "#000000", "#9e9ac8", "#637939", "#b3446c", "#c49c94"}
+
+// minColorDistance is the least colour difference (plots.DeltaE) ColorByModel keeps between
+// the series of one chart while modelColors allows.
+const minColorDistance = 20
 
 // ColorByModel colours each series of c that has none by its model's kind, the first word of
 // its name ("lt-ornn 80, 8 seeds" → "lt-ornn"): the kind's place in experiments.Kinds picks from
-// modelColors, so that a model keeps its colour from figure to figure; a second series of a
-// colour already taken in c gets the next free one. Dashed series (the baseline) keep theirs.
+// modelColors, so that a model keeps its colour from figure to figure. A series whose colour
+// is taken in c, or within minColorDistance of one taken, gets the next of modelColors that is
+// neither (the next not taken when none is). Dashed series (the baseline) keep theirs.
 func ColorByModel(c *plots.Chart) {
-	taken := map[string]bool{}
+	var taken []string
 	for _, s := range c.Series {
 		if s.Color != "" {
-			taken[s.Color] = true
+			taken = append(taken, s.Color)
 		}
+	}
+	apart := func(col string) bool {
+		for _, t := range taken {
+			if plots.DeltaE(col, t) < minColorDistance {
+				return false
+			}
+		}
+		return true
 	}
 	for i := range c.Series {
 		s := &c.Series[i]
@@ -444,12 +460,17 @@ func ColorByModel(c *plots.Chart) {
 		}
 		kind, _, _ := strings.Cut(s.Name, " ")
 		k := max(0, slices.Index(experiments.Kinds, strings.TrimSuffix(kind, ",")))
-		for j := range len(modelColors) {
-			if col := modelColors[(k+j)%len(modelColors)]; !taken[col] {
-				s.Color = col
-				break
+		pick := func(ok func(string) bool) string {
+			for j := range len(modelColors) {
+				if col := modelColors[(k+j)%len(modelColors)]; ok(col) {
+					return col
+				}
 			}
+			return ""
 		}
-		taken[s.Color] = true
+		if s.Color = pick(apart); s.Color == "" {
+			s.Color = pick(func(col string) bool { return !slices.Contains(taken, col) })
+		}
+		taken = append(taken, s.Color)
 	}
 }

@@ -492,6 +492,32 @@ func TestColorByModel(t *testing.T) {
 		}
 		seen[c.Series[0].Color] = kind
 	}
+	// Any two kinds' colours are far apart, as the palette's doc says; so are the linear
+	// recurrences' from the uRNN's and the LSTMs' they are charted with.
+	for i, a := range modelColors {
+		for _, b := range modelColors[i+1:] {
+			if d := plots.DeltaE(a, b); d < 27 {
+				t.Errorf("colours %s and %s are %.1f apart (plots.DeltaE), want at least 27", a, b, d)
+			}
+		}
+	}
+	// Series of one kind take colours apart from the others in the chart: the uRNN's
+	// neighbours in the palette are skipped when they are too near a colour already taken.
+	c := plots.Chart{Series: []plots.Series{{Name: "baseline", Dashed: true, Color: "#555555"}}}
+	for range 6 {
+		c.Series = append(c.Series, plots.Series{Name: "urnn 128"})
+	}
+	ColorByModel(&c)
+	if c.Series[1].Color != modelColors[0] {
+		t.Errorf("the first uRNN is %s, want its own %s", c.Series[1].Color, modelColors[0])
+	}
+	for i, a := range c.Series {
+		for _, b := range c.Series[i+1:] {
+			if d := plots.DeltaE(a.Color, b.Color); d < minColorDistance {
+				t.Errorf("series %q %s and %q %s are %.1f apart, want at least %d", a.Name, a.Color, b.Name, b.Color, d, minColorDistance)
+			}
+		}
+	}
 }
 
 // TestChartPlateau: a chart of variable-length copy runs draws the timing plateau S·ln K/(T + 2S)
