@@ -420,14 +420,14 @@ func StepsBought(seconds, stepSeconds float64) int {
 }
 
 // modelColors are the colours of the models' curves, one for each of experiments.Kinds:
-// d3's category10 without its grey and olive for the papers' models, then ten more chosen
-// greedily from Kelly's colours of maximum contrast and d3's category20b, each as far
-// (plots.DeltaE) from the colours before it, the white page and the grey baseline as the
-// candidates allow, and assigned to the successors so that the models a chart shows together
-// (the uRNN, the LSTMs and the linear recurrences; the uRNN and its successors) stay apart.
-// Any two are at least 27 apart, as category10's own colours are.
+// saturated ones (d3's category10 without its grey and olive, then dark rows of category20b
+// and category20c), so that a thin curve and its pale band stand out from the grid and from the
+// grey dashed baseline, whatever the model. The linear recurrences' four (lru, s4d, lru-deep,
+// s4d-deep), charted beside the uRNN and the LSTMs, are from Kelly's colours of maximum
+// contrast and black: the four of those furthest (plots.DeltaE, at least 28) from every other
+// kind's colour, from each other, the white page and the grey baseline.
 var modelColors = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-	"#bd9e39", "#f99379", "#8db600", "#393b79", "#008856", "#000000", "#9e9ac8", "#637939", "#b3446c", "#c49c94"}
+	"#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#008856", "#e6550d", "#f99379", "#000000", "#8db600"}
 
 // minColorDistance is the least colour difference (plots.DeltaE) ColorByModel keeps between
 // the series of one chart while modelColors allows.
@@ -435,15 +435,36 @@ const minColorDistance = 20
 
 // ColorByModel colours each series of c that has none by its model's kind, the first word of
 // its name ("lt-ornn 80, 8 seeds" → "lt-ornn"): the kind's place in experiments.Kinds picks from
-// modelColors, so that a model keeps its colour from figure to figure. A series whose colour
-// is taken in c, or within minColorDistance of one taken, gets the next of modelColors that is
-// neither (the next not taken when none is). Dashed series (the baseline) keep theirs.
+// modelColors, so that a model keeps its colour from figure to figure. The first series of each
+// kind takes its kind's colour; a further series of a kind (a variant: "lru-deep 64 no γ") takes
+// the next of modelColors that no kind in c owns, none has taken and is at least
+// minColorDistance from every colour taken (relaxed in that order when none is). Dashed series
+// (the baseline) keep theirs.
 func ColorByModel(c *plots.Chart) {
 	var taken []string
 	for _, s := range c.Series {
 		if s.Color != "" {
 			taken = append(taken, s.Color)
 		}
+	}
+	kindOf := func(s plots.Series) int {
+		kind, _, _ := strings.Cut(s.Name, " ")
+		return max(0, slices.Index(experiments.Kinds, strings.TrimSuffix(kind, ",")))
+	}
+	owned := map[string]bool{} // the colours of the kinds in c
+	var variants []int
+	for i := range c.Series {
+		s := &c.Series[i]
+		if s.Color != "" || s.Dashed {
+			continue
+		}
+		col := modelColors[kindOf(*s)%len(modelColors)]
+		if owned[col] || slices.Contains(taken, col) {
+			variants = append(variants, i)
+			continue
+		}
+		owned[col] = true
+		s.Color, taken = col, append(taken, col)
 	}
 	apart := func(col string) bool {
 		for _, t := range taken {
@@ -453,24 +474,20 @@ func ColorByModel(c *plots.Chart) {
 		}
 		return true
 	}
-	for i := range c.Series {
+	free := func(col string) bool { return !slices.Contains(taken, col) }
+	unowned := func(col string) bool { return !owned[col] && free(col) && apart(col) }
+	for _, i := range variants {
 		s := &c.Series[i]
-		if s.Color != "" || s.Dashed {
-			continue
-		}
-		kind, _, _ := strings.Cut(s.Name, " ")
-		k := max(0, slices.Index(experiments.Kinds, strings.TrimSuffix(kind, ",")))
-		pick := func(ok func(string) bool) string {
+		k := kindOf(*s)
+		for _, ok := range []func(string) bool{unowned, func(col string) bool { return free(col) && apart(col) }, free} {
 			for j := range len(modelColors) {
-				if col := modelColors[(k+j)%len(modelColors)]; ok(col) {
-					return col
+				if col := modelColors[(k+j)%len(modelColors)]; s.Color == "" && ok(col) {
+					s.Color = col
 				}
 			}
-			return ""
 		}
-		if s.Color = pick(apart); s.Color == "" {
-			s.Color = pick(func(col string) bool { return !slices.Contains(taken, col) })
+		if s.Color != "" {
+			taken = append(taken, s.Color)
 		}
-		taken = append(taken, s.Color)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -492,12 +493,29 @@ func TestColorByModel(t *testing.T) {
 		}
 		seen[c.Series[0].Color] = kind
 	}
-	// Any two kinds' colours are far apart, as the palette's doc says; so are the linear
-	// recurrences' from the uRNN's and the LSTMs' they are charted with.
-	for i, a := range modelColors {
-		for _, b := range modelColors[i+1:] {
-			if d := plots.DeltaE(a, b); d < 27 {
-				t.Errorf("colours %s and %s are %.1f apart (plots.DeltaE), want at least 27", a, b, d)
+	// The linear recurrences' colours are far from every other kind's, as the palette's doc
+	// says: they are charted beside the uRNN and the LSTMs.
+	for _, kind := range []string{"lru", "s4d", "lru-deep", "s4d-deep"} {
+		k := slices.Index(experiments.Kinds, kind)
+		for j, b := range modelColors {
+			if d := plots.DeltaE(modelColors[k], b); j != k && d < 28 {
+				t.Errorf("%s's colour %s is %.1f from %s's %s (plots.DeltaE), want at least 28", kind, modelColors[k], d, experiments.Kinds[j], b)
+			}
+		}
+	}
+	// Variants of a kind leave the other kinds in the chart their own colours: the uRNN keeps
+	// its colour beside three deep LRUs listed before it.
+	v := plots.Chart{Series: []plots.Series{{Name: "lru-deep 64"}, {Name: "lru-deep 64 no γ"}, {Name: "lru-deep 64 default ring"}, {Name: "urnn 128"}, {Name: "lstm-peephole 40"}}}
+	ColorByModel(&v)
+	for i, kind := range []string{"lru-deep", "", "", "urnn", "lstm-peephole"} {
+		if want := modelColors[max(0, slices.Index(experiments.Kinds, kind))]; kind != "" && v.Series[i].Color != want {
+			t.Errorf("%s is %s beside the LRU's variants, want its own %s", v.Series[i].Name, v.Series[i].Color, want)
+		}
+	}
+	for i, a := range v.Series {
+		for _, b := range v.Series[i+1:] {
+			if d := plots.DeltaE(a.Color, b.Color); d < minColorDistance {
+				t.Errorf("series %q %s and %q %s are %.1f apart, want at least %d", a.Name, a.Color, b.Name, b.Color, d, minColorDistance)
 			}
 		}
 	}
