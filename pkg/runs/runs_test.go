@@ -498,8 +498,8 @@ func TestColorByModel(t *testing.T) {
 	for _, kind := range []string{"lru", "s4d", "lru-deep", "s4d-deep"} {
 		k := slices.Index(experiments.Kinds, kind)
 		for j, b := range modelColors {
-			if d := plots.DeltaE(modelColors[k], b); j != k && d < 28 {
-				t.Errorf("%s's colour %s is %.1f from %s's %s (plots.DeltaE), want at least 28", kind, modelColors[k], d, experiments.Kinds[j], b)
+			if d := plots.DeltaE(modelColors[k], b); j != k && d < 27 {
+				t.Errorf("%s's colour %s is %.1f from %s's %s (plots.DeltaE), want at least 27", kind, modelColors[k], d, experiments.Kinds[j], b)
 			}
 		}
 	}
