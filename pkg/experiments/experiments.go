@@ -100,6 +100,10 @@ type Model struct {
 	// RecurrentLR trains the deep LRU's ν, θ and γ at this multiple of the learning rate
 	// (lru.Block.RecurrentLR; 0: lru.PaperRecurrentLR, 0.5).
 	RecurrentLR float64 `json:",omitempty"`
+	// BatchNorm normalises the deep LRU's (and deep S4D's) block inputs by batch statistics
+	// instead of LayerNorm (lru.Block.BatchNorm: minimal-LRU's default); it trains with Scan on
+	// and the whole sequence in one graph.
+	BatchNorm bool `json:",omitempty"`
 	// SplitReLU gives the uRNN ReLU on the real and imaginary parts separately in modReLU's
 	// place (urnn.Cell.SplitReLU): the nonlinearity Arjovsky et al. §3.2 found to perform poorly.
 	SplitReLU bool `json:",omitempty"`
@@ -160,6 +164,9 @@ func (m Model) String() string {
 	if m.RecurrentLR != 0 {
 		s += fmt.Sprintf(" ν, θ, γ at %g× lr", m.RecurrentLR)
 	}
+	if m.BatchNorm {
+		s += " BatchNorm"
+	}
 	if m.SplitReLU {
 		s += " split ReLU"
 	}
@@ -214,6 +221,7 @@ const (
 	optMaxPhase    = "MaxPhase"
 	optRecurrentLR = "RecurrentLR"
 	optSplitReLU   = "SplitReLU"
+	optBatchNorm   = "BatchNorm"
 )
 
 // model is one line of the models table: everything the rest of the project reads about a
@@ -239,7 +247,7 @@ var (
 	lstmOptions = []string{optForgetBias}
 	lruOptions  = []string{optRing, optMaxPhase, optNoGamma}
 	// The deep LRU's blocks also take the rate of their recurrent parameters.
-	lruDeepOptions = append(slices.Clip(lruOptions), optRecurrentLR)
+	lruDeepOptions = append(slices.Clip(lruOptions), optRecurrentLR, optBatchNorm)
 )
 
 // models is every model kind, one line each, in the order tables and colours follow.
@@ -320,7 +328,7 @@ var models = []model{
 	// comparison of Orvieto et al. 2023 on one backbone; log Δ, log(−Re a) and Im a at the
 	// recurrent rate. The ring sets Δ's range: |Ā| = exp(Δ Re a) = exp(−Δ/2) at initialisation
 	// spans [RMin, RMax] (S4DRing).
-	{kind: "s4d-deep", layered: true, options: []string{optRing, optRecurrentLR}, inits: []string{InitInv}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
+	{kind: "s4d-deep", layered: true, options: []string{optRing, optRecurrentLR, optBatchNorm}, inits: []string{InitInv}, cell: func(m Model, in, out int, _ bool) rnn.Cell {
 		return deepBlocks(m, in, out, func(h int) lru.Recurrence {
 			c := s4d.New(h, h, h)
 			c.AInit = s4dInit(m)
@@ -361,7 +369,7 @@ func deepBlocks(m Model, in, out int, recurrence func(h int) lru.Recurrence) rnn
 	}
 	blocks := make([]rnn.Cell, layers)
 	for l := range blocks {
-		b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: rnn.OrDefault(m.RecurrentLR, lru.PaperRecurrentLR)}
+		b := &lru.Block{In: m.Hidden, H: m.Hidden, N: m.Hidden, Out: m.Hidden, RecurrentLR: rnn.OrDefault(m.RecurrentLR, lru.PaperRecurrentLR), BatchNorm: m.BatchNorm}
 		if recurrence != nil {
 			b.Recurrence = recurrence(m.Hidden)
 		} else {
@@ -446,7 +454,7 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		{optPooling, m.Pooling}, {optSigma, m.Sigma != ""}, {optOutputBias, m.OutputBias},
 		{optLRScaleA, m.LRScaleA != 0}, {optForgetBias, m.ForgetBias != 0}, {optRadius, m.Radius != 0},
 		{optRing, m.RMin != 0 || m.RMax != 0}, {optMaxPhase, m.MaxPhase != 0}, {optNoGamma, m.NoGamma},
-		{optRecurrentLR, m.RecurrentLR != 0}, {optSplitReLU, m.SplitReLU},
+		{optRecurrentLR, m.RecurrentLR != 0}, {optSplitReLU, m.SplitReLU}, {optBatchNorm, m.BatchNorm},
 	} {
 		if o.set && !slices.Contains(line.options, o.name) {
 			return nil, fmt.Errorf("experiments: Model.%s is for %s, not %q", o.name, strings.Join(kindsTaking(o.name), ", "), m.Kind)
@@ -474,6 +482,10 @@ func (m Model) cell(in, out int, realInputs bool) (rnn.Cell, error) {
 		if !(r.p >= 0 && r.p < 1) {
 			return nil, fmt.Errorf("experiments: Model.%s = %g, want a rate in [0, 1) (0: none)", r.name, r.p)
 		}
+	}
+	if m.BatchNorm && (m.Seq2Seq || m.Bidirectional) {
+		// Their cells run the blocks step by step, by the running averages alone.
+		return nil, fmt.Errorf("experiments: Model.BatchNorm is not offered with Seq2Seq or Bidirectional (their blocks run step by step, where batch statistics cannot be taken)")
 	}
 	if m.Seq2Seq {
 		if m.Bidirectional || m.Dropout != 0 || m.RecurrentDropout != 0 {

@@ -101,6 +101,8 @@ func TestBadModelAndTask(t *testing.T) {
 		{Model{Kind: "lt-irnn", Hidden: 8, Sigma: "sigmoid"}, `Model.Sigma = "sigmoid", want "" (the task's default), "linear", "relu" or "tanh"`},
 		{Model{Kind: "lru", Hidden: 8, RecurrentLR: 0.1}, `Model.RecurrentLR is for lru-deep, s4d-deep, not "lru"`},
 		{Model{Kind: "urnn", Hidden: 8, MaxPhase: 1}, `Model.MaxPhase is for lru, lru-deep, not "urnn"`},
+		{Model{Kind: "lru", Hidden: 8, BatchNorm: true}, `Model.BatchNorm is for lru-deep, s4d-deep, not "lru"`},
+		{Model{Kind: "lru-deep", Hidden: 8, BatchNorm: true, Bidirectional: true}, `Model.BatchNorm is not offered with Seq2Seq or Bidirectional`},
 	} {
 		if _, _, err := (Preset{Model: tc.m, Task: Task{Kind: "copy", T: 5}}).Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.m, err, tc.want)
@@ -319,6 +321,26 @@ func TestGatedFeedbackBudget(t *testing.T) {
 		}
 		if _, got := rnn.Params(cell); got != n || math.Abs(float64(got-17025)) > 0.03*17025 {
 			t.Errorf("%s: %d free parameters, want %d (within 3%% of the tanh RNN's 17 025)", name, got, n)
+		}
+	}
+}
+
+// TestDeepLRUBatchNorm checks that Model.BatchNorm reaches every block of both deep kinds.
+func TestDeepLRUBatchNorm(t *testing.T) {
+	for _, kind := range []string{"lru-deep", "s4d-deep"} {
+		for _, on := range []bool{false, true} {
+			c, err := Model{Kind: kind, Hidden: 4, Layers: 2, BatchNorm: on}.cell(3, 2, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.(rnn.BatchStatistics).BatchStatistics(); got != on {
+				t.Errorf("%s, BatchNorm %t: the stack's BatchStatistics() = %t", kind, on, got)
+			}
+			for l, layer := range c.(*stack.Cell).Layers {
+				if b := layer.(*lru.Block); b.BatchNorm != on {
+					t.Errorf("%s, BatchNorm %t: block %d has BatchNorm %t", kind, on, l, b.BatchNorm)
+				}
+			}
 		}
 	}
 }

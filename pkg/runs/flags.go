@@ -125,6 +125,8 @@ var presetFlags = []presetFlag{
 	field("split-relu", "uRNN: ReLU on the real and imaginary parts separately instead of modReLU (Arjovsky et al. §3.2's rejected alternative)", false,
 		func(p *pre) *bool { return &p.Model.SplitReLU }, nil, ""),
 	field("no-gamma", "LRU: leave out the input normalisation γ (γ ≡ 1)", false, func(p *pre) *bool { return &p.Model.NoGamma }, nil, ""),
+	field("batch-norm", "deep LRU, deep S4D: normalise each block's inputs by batch statistics instead of LayerNorm (minimal-LRU's default; needs -scan and the whole sequence in one graph)", false,
+		func(p *pre) *bool { return &p.Model.BatchNorm }, nil, ""),
 	field("task", "task: "+strings.Join(experiments.TaskKinds, ", "), "", func(p *pre) *string { return &p.Task.Kind }, nil, ""),
 	field("T", "task length T", 0, func(p *pre) *int { return &p.Task.T }, nil, ""),
 	field("dataset", "the MNIST tasks' images: \"\" for MNIST, fashion for Fashion-MNIST", "", func(p *pre) *string { return &p.Task.Dataset },

@@ -12,7 +12,9 @@ import (
 // Bookkeeping are the preset's fields a resumed run may change freely: they do not change
 // what the steps compute (Diff leaves them out). The BPTT chunk is one: backpropagation is
 // exact across chunks (celltest's Chunking check), so it changes the cost of a step and the
-// rounding of its sums, not the step; so is the scan of a linear recurrence (Train.Scan).
+// rounding of its sums, not the step; so is the scan of a linear recurrence (Train.Scan). (A
+// model that normalises by batch statistics, Model.BatchNorm, needs both at their one value,
+// the scan of the whole sequence: train.New refuses the others, so they cannot change either.)
 var Bookkeeping = map[string]bool{"Name": true, "Paper": true, "Train.Steps": true, "Train.EvalEvery": true,
 	"Train.CheckpointEvery": true, "Train.Chunk": true, "Train.Scan": true}
 

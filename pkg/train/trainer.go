@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/urnn-notebooks/longmemory/pkg/hessianfree"
@@ -175,6 +176,8 @@ type Trainer struct {
 	eval        *tasks.Batch
 
 	hf *hessianfree.Optimizer // nil unless Config.HessianFree is on (updater is nil then)
+
+	batchStats bool // the cell normalises by batch statistics (rnn.BatchStatistics)
 }
 
 // Salts that separate the random streams derived from Config.Seed.
@@ -206,14 +209,20 @@ func New(backend compute.Backend, cell rnn.Cell, task tasks.Task, cfg Config) (*
 	if err := seq.CheckChunk(cell, cfg.Chunk, task.SeqLen()); err != nil {
 		return nil, fmt.Errorf("train: Config.Chunk: %w", err)
 	}
+	if s, ok := cell.(rnn.BatchStatistics); ok && s.BatchStatistics() && (!cfg.Scan || (cfg.Chunk > 0 && cfg.Chunk < task.SeqLen())) {
+		return nil, fmt.Errorf("train: %T normalises by the statistics of the whole batch (rnn.BatchStatistics), which needs Config.Scan on and Chunk 0 (or >= T = %d); got Scan %t, Chunk %d",
+			cell, task.SeqLen(), cfg.Scan, cfg.Chunk)
+	}
 	if err := checkMemory(cell, task, cfg); err != nil {
 		return nil, err
 	}
+	_, batchStats := cell.(rnn.BatchStatistics)
+	batchStats = batchStats && cell.(rnn.BatchStatistics).BatchStatistics()
 	store := model.NewStore()
 	if err := cell.Init(store.Scope(ModelScope), rand.New(rand.NewPCG(cfg.Seed, saltInit))); err != nil {
 		return nil, err
 	}
-	t := &Trainer{Config: cfg, Cell: cell, Task: task, Store: store}
+	t := &Trainer{Config: cfg, Cell: cell, Task: task, Store: store, batchStats: batchStats}
 	if t.Runner, err = NewRunner(backend, store, cell, cfg.Chunk); err != nil {
 		return nil, err
 	}
@@ -354,6 +363,10 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		if err != nil {
 			return err
 		}
+		frozen, err := t.frozenValues()
+		if err != nil {
+			return err
+		}
 		res, err := t.noisyRun(ctx, b)
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return interrupted(err)
@@ -364,6 +377,9 @@ func (t *Trainer) Run(ctx context.Context, onRecord func(Record)) error {
 		if bad := nonFinite(res, t.Runner); bad != "" || math.IsNaN(res.Loss) || math.IsInf(res.Loss, 0) {
 			if bad == "" {
 				bad = fmt.Sprintf("loss = %g", res.Loss)
+			}
+			if err := restoreFrozen(frozen); err != nil {
+				return err
 			}
 			// The log ends with the step that diverged, held-out loss +Inf, so that a run that
 			// stopped this way says so (package runs and the CLI's verdict read it).
@@ -449,6 +465,37 @@ func (t *Trainer) noisyRun(ctx context.Context, b *tasks.Batch) (*Result, error)
 		err = serr
 	}
 	return res, err
+}
+
+// frozenValues returns copies of the non-trainable variables under the model's scope when the
+// cell normalises by batch statistics, whose training pass moves their running averages in its
+// graph (nil for other cells), so that restoreFrozen can put them back when the pass diverges.
+func (t *Trainer) frozenValues() (map[*model.Variable]*tensors.Tensor, error) {
+	if !t.batchStats {
+		return nil, nil
+	}
+	out := map[*model.Variable]*tensors.Tensor{}
+	for v := range t.Store.Scope(ModelScope).IterVariables() {
+		if v.Trainable {
+			continue
+		}
+		c, err := v.MustValue().LocalClone()
+		if err != nil {
+			return nil, fmt.Errorf("train: copying %s: %w", v.Path(), err)
+		}
+		out[v] = c
+	}
+	return out, nil
+}
+
+// restoreFrozen sets each variable of values (frozenValues) back to its copy.
+func restoreFrozen(values map[*model.Variable]*tensors.Tensor) error {
+	for v, x := range values {
+		if err := v.SetValue(x); err != nil {
+			return fmt.Errorf("train: restoring %s: %w", v.Path(), err)
+		}
+	}
+	return nil
 }
 
 // evaluated reports whether Run scores the held-out batch after step s.

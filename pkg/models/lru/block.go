@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -38,6 +39,22 @@ import (
 // Initialisation: λ, γ, B and C as the Cell's (package doc, with H inputs and outputs), D ~
 // N(0, 1) and g = 1, β = 0, b = 0 as in the authors' code; W_1, W_2, E and W_o Glorot-uniform.
 //
+// BatchNorm puts batch normalisation (Ioffe & Szegedy 2015) in LayerNorm's place: each feature
+// k of e_t normalised by its mean μ_k and variance σ²_k over the batch and the time steps,
+//
+//	v_t = (e_t − μ) / √(σ² + ε) ⊙ g + β,
+//
+// the default normalisation of minimal-LRU (github.com/NicolasZucchet/minimal-LRU, lru/model.py,
+// norm "batch"; [1] Figure 1 allows "batch/layer normalization"). While the block trains, μ and
+// σ² are those of the training batch over all its steps (the gradient flows through them), and
+// their running averages μ̄ ← m μ̄ + (1 − m) μ, σ̄² ← m σ̄² + (1 − m) σ² (m = BatchNormMomentum,
+// Flax's default, σ² the biased variance as in Flax) are kept in the frozen variables bn_mean and
+// bn_var; elsewhere (held-out evaluation, analyses, a step-by-step graph) μ̄ and σ̄² stand for them.
+// The training pass is the one with the cell's noise key on (rnn.Training). Where LayerNorm,
+// scale-invariant, maps u E at every unmarked step of the adding problem to the same vector,
+// which units with λ near 1 sum into an offset of up to 1/(1 − |λ|) times it, BatchNorm removes
+// each feature's mean over time and keeps the value's size.
+//
 // Recurrence puts another diagonal linear recurrence in the LRU's place, with the rest of the
 // block unchanged: S4D's (package s4d: Ā = exp(Δ a), B̄ = (Ā − 1)/a · B, y = 2 Re(C x)), so
 // that the deep LRU and a deep S4D differ in the recurrence alone.
@@ -58,7 +75,21 @@ type Block struct {
 	// Recurrence, when set, replaces the LRU: its sizes must be H inputs, N units and H
 	// outputs, and RMin, RMax, MaxPhase and NoGamma, which are the LRU's, zero.
 	Recurrence Recurrence
+	// BatchNorm normalises e by batch statistics instead of LayerNorm (see above). Training
+	// then needs the whole sequence in one graph computed by the block's scan
+	// (rnn.BatchStatistics).
+	BatchNorm bool
 }
+
+// BatchNormMomentum is m of the running averages of BatchNorm's statistics (Flax's
+// nn.BatchNorm default, which minimal-LRU keeps).
+const BatchNormMomentum = 0.99
+
+var _ rnn.BatchStatistics = (*Block)(nil)
+
+// BatchStatistics implements rnn.BatchStatistics: a block with BatchNorm normalises by the
+// statistics of the whole training batch.
+func (b *Block) BatchStatistics() bool { return b.BatchNorm }
 
 // Recurrence is a diagonal linear recurrence x_t = λ ⊙ x_{t−1} + u_t·P, y_t = x_t·R + b_o
 // (rnn.NewDiagonal) as a block holds it: the LRU's Cell, or S4D's (package s4d).
@@ -147,6 +178,12 @@ func (b *Block) variables(rng *rand.Rand) []rnn.Var {
 		ones[i] = 1
 	}
 	out = append(out, rnn.Var{Name: "ln_g", Dims: []int{b.H}, Values: ones}, rnn.Var{Name: "ln_b", Dims: []int{b.H}, Values: zeros(rng, b.H)})
+	if b.BatchNorm {
+		out = append(out,
+			rnn.Var{Name: "bn_mean", Dims: []int{b.H}, Values: zeros(rng, b.H), Frozen: true},
+			rnn.Var{Name: "bn_var", Dims: []int{b.H}, Values: slices.Clone(ones), Frozen: true},
+			rnn.NoiseVar())
+	}
 	out = append(out, lruVars...)
 	out = append(out,
 		rnn.Var{Name: "D", Dims: []int{b.H}, Values: rnn.Gaussian(rng, b.H, 1)},
@@ -199,7 +236,12 @@ func (b *Block) Init(scope *model.Scope, rng *rand.Rand) error {
 func (b *Block) Build(scope *model.Scope, g *Graph) rnn.Step {
 	v := rnn.ReadVariables(scope, g, b.variables(nil), b)
 	lr, li, in, readout := b.core().Diagonal(v)
-	return &blockStep{b: b, v: v, lr: lr, li: li, in: in, readout: readout, lru: rnn.NewDiagonal(lr, li, in, readout, ZerosLike(v["D"]))}
+	s := &blockStep{b: b, v: v, lr: lr, li: li, in: in, readout: readout, lru: rnn.NewDiagonal(lr, li, in, readout, ZerosLike(v["D"]))}
+	if b.BatchNorm {
+		s.scope = scope
+		s.mean, s.variance = v["bn_mean"], v["bn_var"]
+	}
+	return s
 }
 
 type blockStep struct {
@@ -209,6 +251,10 @@ type blockStep struct {
 	in      *Node             // the input matrix P, [H, 2N] (the LRU's [γ ⊙ Re Bᵀ | γ ⊙ Im Bᵀ])
 	readout *Node             // the readout R, [2N, H] (the LRU's [Re Cᵀ; −Im Cᵀ])
 	lru     *rnn.DiagonalStep // its Next: the recurrence of x
+	// With BatchNorm: the statistics norm uses, [H] each (the running averages, until
+	// batchStats sets those of a whole chunk), and the scope of bn_mean and bn_var.
+	mean, variance *Node
+	scope          *model.Scope
 }
 
 var (
@@ -243,13 +289,41 @@ func (s *blockStep) encode(u *Node) *Node {
 	return dense(u, s.v["E"], s.v["be"])
 }
 
-// norm returns LayerNorm(e) over the last axis.
+// norm returns LayerNorm(e) over the last axis, or with BatchNorm (e − μ)/√(σ² + ε) by the
+// statistics s.mean and s.variance; then ⊙ g + β.
 func (s *blockStep) norm(e *Node) *Node {
-	mean := ReduceAndKeep(e, ReduceMean, -1)
-	d := Sub(e, mean)
-	sd := Sqrt(AddScalar(ReduceAndKeep(Square(d), ReduceMean, -1), layerNormEps))
 	r := e.Rank()
-	return Add(Mul(Div(d, sd), ExpandLeftToRank(s.v["ln_g"], r)), ExpandLeftToRank(s.v["ln_b"], r))
+	var v *Node
+	if s.b.BatchNorm {
+		v = Div(Sub(e, ExpandLeftToRank(s.mean, r)), ExpandLeftToRank(Sqrt(AddScalar(s.variance, layerNormEps)), r))
+	} else {
+		mean := ReduceAndKeep(e, ReduceMean, -1)
+		d := Sub(e, mean)
+		v = Div(d, Sqrt(AddScalar(ReduceAndKeep(Square(d), ReduceMean, -1), layerNormEps)))
+	}
+	return Add(Mul(v, ExpandLeftToRank(s.v["ln_g"], r)), ExpandLeftToRank(s.v["ln_b"], r))
+}
+
+// batchStats, with BatchNorm, sets the statistics of norm from e [batch, T, H], a whole
+// chunk: in the training pass (rnn.Training) the mean and biased variance of each feature over
+// the batch and the steps, whose running averages it then stores in bn_mean and bn_var (in the
+// graph: the Exec writes them back); elsewhere it leaves the running averages in place.
+// Without BatchNorm it does nothing.
+func (s *blockStep) batchStats(e *Node) {
+	if !s.b.BatchNorm {
+		return
+	}
+	training := rnn.Training(s.v[rnn.NoiseKey])
+	mean := ReduceMean(e, 0, 1)
+	variance := ReduceMean(Square(Sub(e, ExpandLeftToRank(mean, 3))), 0, 1)
+	for _, x := range []struct {
+		name        string
+		stat, store *Node
+	}{{"bn_mean", mean, s.v["bn_mean"]}, {"bn_var", variance, s.v["bn_var"]}} {
+		avg := Add(MulScalar(StopGradient(x.store), BatchNormMomentum), MulScalar(StopGradient(x.stat), 1-BatchNormMomentum))
+		s.scope.GetVariable(x.name).SetNodeValue(Where(training, avg, x.store))
+	}
+	s.mean, s.variance = Where(training, mean, s.v["bn_mean"]), Where(training, variance, s.v["bn_var"])
 }
 
 // drive returns γ ⊙ B v, the LRU's input, [..., 2N].
@@ -279,6 +353,7 @@ func (s *blockStep) Next(h, px *Node) *Node {
 func (s *blockStep) states(h0, u *Node) (x, e *Node) {
 	x0, _ := s.split(h0)
 	e = s.encode(u)
+	s.batchStats(e)
 	return scan.DiagonalComplex(s.lr, s.li, s.drive(s.norm(e)), x0), e
 }
 
@@ -295,6 +370,7 @@ func (s *blockStep) States(h0, u *Node) *Node {
 func (s *blockStep) Filter(h0, u *Node) (outputs, last *Node) {
 	x0, _ := s.split(h0)
 	e := s.encode(u)
+	s.batchStats(e)
 	v := s.norm(e)
 	y, xT := scan.DiagonalFilter(s.lr, s.li, s.in, s.readout, v, x0)
 	T := u.Shape().Dim(1)
@@ -302,7 +378,8 @@ func (s *blockStep) Filter(h0, u *Node) (outputs, last *Node) {
 	return s.gate(y, v, e), Concatenate([]*Node{xT, eT}, -1)
 }
 
-// Readout returns z (or z W_o + b_o) for states [..., 2N + H].
+// Readout returns z (or z W_o + b_o) for states [..., 2N + H]; with BatchNorm, by the
+// statistics of the chunk whose States the graph computed, else by the running averages.
 func (s *blockStep) Readout(states *Node) *Node {
 	return s.output(s.split(states))
 }

@@ -31,6 +31,7 @@ func TestBlock(t *testing.T) {
 		{"width H throughout", lru.Block{In: 4, H: 4, N: 3, Out: 4, RMin: 0.5, RMax: 0.8}},
 		{"no γ", lru.Block{In: 3, H: 4, N: 2, Out: 2, NoGamma: true}},
 		{"S4D's recurrence", lru.Block{In: 3, H: 4, N: 2, Out: 2, Recurrence: &s4d.Cell{In: 4, N: 2, Out: 4}}},
+		{"BatchNorm at evaluation (its running statistics, 0 and 1)", lru.Block{In: 3, H: 4, N: 2, Out: 2, BatchNorm: true}},
 		{"S4D-Inv, width H throughout", lru.Block{In: 4, H: 4, N: 3, Out: 4, Recurrence: &s4d.Cell{In: 4, N: 3, Out: 4, AInit: s4d.Inv}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,6 +110,13 @@ func blockStep(cell rnn.Cell, p map[string][]float64, h, u []float64) (next, y [
 		return out
 	}
 	norm := func(e []float64) []float64 {
+		if b.BatchNorm { // the running statistics as Init sets them: μ̄ = 0, σ̄² = 1
+			v := make([]float64, H)
+			for k, x := range e {
+				v[k] = x/math.Sqrt(1+1e-5)*p["ln_g"][k] + p["ln_b"][k]
+			}
+			return v
+		}
 		var mean, variance float64
 		for _, x := range e {
 			mean += x / float64(H)

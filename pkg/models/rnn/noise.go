@@ -2,12 +2,14 @@ package rnn
 
 import (
 	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
 // NoiseKey names the variables of the cells that draw random numbers while they train
-// (dropout, package dropout): an Int32 [2], not trained (NoiseVar), holding a 62-bit key in
+// (dropout, package dropout), or whose training pass differs from their evaluation otherwise
+// (lru.Block's BatchNorm, through Training): an Int32 [2], not trained (NoiseVar), holding a 62-bit key in
 // two halves of 31 bits, or 0, 0 for no noise. A cell reads it as a graph node and draws its
 // numbers as a pure function of the key and the time step (a counter-based generator), so
 // that a chunk recomputed in the backward pass draws what its forward pass drew.
@@ -23,6 +25,22 @@ import (
 // store's generator state (#rngState), which advances at every execution, so the recomputed
 // chunk of chunked BPTT would draw another mask than its forward pass.
 const NoiseKey = "noise-key"
+
+// Training returns a Bool scalar, true when key (a NoiseKey variable's node) is on: in the
+// trainer's training pass. A cell whose training pass differs from its evaluation without
+// drawing noise (lru.Block's BatchNorm: batch statistics) declares a NoiseKey to read it.
+func Training(key *Node) *Node {
+	return GreaterThan(ReduceAllMax(key), ScalarZero(key.Graph(), key.DType()))
+}
+
+// BatchStatistics is implemented by the cells that may normalise by statistics of the whole
+// training batch (lru.Block's BatchNorm), over every step of its sequences: the trainer then
+// needs the whole sequence in one graph and the cell's scan (train.Config.Scan, Chunk 0), so
+// that the statistics are those of the whole batch and the running averages are updated once
+// a step.
+type BatchStatistics interface {
+	BatchStatistics() bool
+}
 
 // NoiseVar is the declaration of a cell's NoiseKey variable, initially 0, 0 (no noise).
 func NoiseVar() Var {

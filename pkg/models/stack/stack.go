@@ -93,6 +93,19 @@ func (c *Cell) LRScales() map[string]float64 {
 	return out
 }
 
+var _ rnn.BatchStatistics = (*Cell)(nil)
+
+// BatchStatistics implements rnn.BatchStatistics: whether any layer normalises by batch
+// statistics.
+func (c *Cell) BatchStatistics() bool {
+	for _, layer := range c.Layers {
+		if s, ok := layer.(rnn.BatchStatistics); ok && s.BatchStatistics() {
+			return true
+		}
+	}
+	return false
+}
+
 // check returns an error naming the first layer that does not fit: none at all, a nil
 // layer, a constrained one, another dtype, or inputs that are not the outputs of the layer
 // below.
