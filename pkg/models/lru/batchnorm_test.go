@@ -40,10 +40,12 @@ func setValues(t *testing.T, scope *model.Scope, name string, x []float64) {
 	}
 }
 
-// TestBatchNormStatistics checks a BatchNorm block in the training pass (its noise key on):
-// it normalises by the mean and the biased variance of e = u E + b_e over the batch and the
-// steps (its outputs are those of the block at evaluation with these statistics as its running
-// averages), and it leaves bn_mean = (1 − m) μ and bn_var = m + (1 − m) σ² after the pass.
+// TestBatchNormStatistics checks a BatchNorm block in a pass with its noise key on: it
+// normalises by the mean μ and the biased variance σ² of e = u E + b_e over the batch and the
+// steps (its outputs are those of the block at evaluation with μ and σ² as bn_mean and bn_var);
+// it leaves bn_mean and bn_var as they are with the momentum m at 1, and moves them to
+// m μ̄ + (1 − m) μ and m σ̄² + (1 − m) σ² otherwise. At evaluation its filter, its scan and its
+// steps agree, by bn_mean and bn_var.
 func TestBatchNormStatistics(t *testing.T) {
 	const B, T, In, H = 3, 7, 2, 4
 	b := &lru.Block{In: In, H: H, N: 3, Out: 2, Type: dtypes.Float64, BatchNorm: true}
@@ -99,12 +101,22 @@ func TestBatchNormStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	trained := filter()
+	if m, v := values(t, scope, "bn_mean"), values(t, scope, "bn_var"); m[0] != 0 || v[0] != 1 {
+		t.Errorf("a pass at momentum 1 moved bn_mean[0], bn_var[0] from 0, 1 to %g, %g", m[0], v[0])
+	}
+	if _, err := rnn.SetMomentum(scope, 0.25); err != nil {
+		t.Fatal(err)
+	}
+	filter()
 	for k := range H {
 		gm, gv := values(t, scope, "bn_mean")[k], values(t, scope, "bn_var")[k]
-		wm, wv := (1-lru.BatchNormMomentum)*mean[k], lru.BatchNormMomentum+(1-lru.BatchNormMomentum)*variance[k]
+		wm, wv := 0.75*mean[k], 0.25+0.75*variance[k]
 		if math.Abs(gm-wm) > 1e-14 || math.Abs(gv-wv) > 1e-14 {
-			t.Errorf("feature %d after a training pass: bn_mean, bn_var = %.17g, %.17g; want %.17g, %.17g", k, gm, gv, wm, wv)
+			t.Errorf("feature %d after a pass at momentum 0.25: bn_mean, bn_var = %.17g, %.17g; want %.17g, %.17g", k, gm, gv, wm, wv)
 		}
+	}
+	if _, err := rnn.SetMomentum(scope, 1); err != nil {
+		t.Fatal(err)
 	}
 	if scanned := path(1); math.Abs(scanned[0]-trained[0]) > 1e-12 {
 		t.Errorf("training pass, output 0: filter %.17g, states %.17g", trained[0], scanned[0])
@@ -225,10 +237,11 @@ func TestBatchNormGradient(t *testing.T) {
 }
 
 // TestBatchNormTraining checks that the trainer refuses a BatchNorm block outside the scan of
-// the whole sequence; that one training step moves the first block's running mean once, by
-// the mean of its encoded training batch, and an evaluation not at all; that a run with one
-// resumed from its checkpoint gives the same log, held-out losses included (the running
-// averages are in the checkpoint); and that a step that diverges leaves them as they were.
+// the whole sequence; that an evaluation sets the first block's bn_mean to the mean of those of
+// its StatisticsBatches encoded batches under the current weights, and another evaluation
+// gives the same loss and statistics; that a run with one resumed from its checkpoint gives
+// the same log, held-out losses included; and that a step that diverges leaves the statistics
+// as they were.
 func TestBatchNormTraining(t *testing.T) {
 	task := tasks.Adding{T: 12}
 	cell := func() rnn.Cell {
@@ -249,30 +262,36 @@ func TestBatchNormTraining(t *testing.T) {
 	first32 := func(name string) []float32 {
 		return tensors.MustCopyFlatData[float32](one.Store.Scope(train.ModelScope).At("layer0").GetVariable(name).MustValue())
 	}
-	E, be := first32("E"), first32("be")
-	batch, err := one.Batch(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := one.Run(context.Background(), nil); err != nil { // one step and its evaluation
 		t.Fatal(err)
 	}
-	got := first32("bn_mean")
+	E, be, got := first32("E"), first32("be"), first32("bn_mean")
 	for k := range 4 {
 		var mu float64
-		for r := range batch.Size * batch.Len {
-			mu += float64(batch.X[2*r]*E[k] + batch.X[2*r+1]*E[4+k] + be[k])
+		for j := range train.StatisticsBatches {
+			batch, err := one.StatisticsBatch(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum float64
+			for r := range batch.Size * batch.Len {
+				sum += float64(batch.X[2*r]*E[k] + batch.X[2*r+1]*E[4+k] + be[k])
+			}
+			mu += sum / float64(batch.Size*batch.Len) / train.StatisticsBatches
 		}
-		mu /= float64(batch.Size * batch.Len)
-		if want := (1 - lru.BatchNormMomentum) * mu; math.Abs(float64(got[k])-want) > 1e-5*max(1e-3, math.Abs(want)) {
-			t.Errorf("first block's bn_mean[%d] after one step = %g, want (1 − m) μ = %g", k, got[k], want)
+		if math.Abs(float64(got[k])-mu) > 1e-5*max(1e-3, math.Abs(mu)) {
+			t.Errorf("first block's bn_mean[%d] after an evaluation = %g, want the mean over the statistics batches %g", k, got[k], mu)
 		}
 	}
-	if _, _, err := one.Evaluate(); err != nil {
+	again, _, err := one.Evaluate()
+	if err != nil {
 		t.Fatal(err)
 	}
+	if last := one.Log[len(one.Log)-1].EvalLoss; again != last {
+		t.Errorf("a second evaluation gave %.17g, the first %.17g", again, last)
+	}
 	if after := first32("bn_mean"); fmt.Sprint(after) != fmt.Sprint(got) {
-		t.Errorf("an evaluation moved bn_mean from %v to %v", got, after)
+		t.Errorf("a second evaluation moved bn_mean from %v to %v", got, after)
 	}
 
 	whole, err := train.New(backend.MustNew(), cell(), task, cfg)

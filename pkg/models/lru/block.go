@@ -46,14 +46,20 @@ import (
 //
 // the default normalisation of minimal-LRU (github.com/NicolasZucchet/minimal-LRU, lru/model.py,
 // norm "batch"; [1] Figure 1 allows "batch/layer normalization"). While the block trains, μ and
-// σ² are those of the training batch over all its steps (the gradient flows through them), and
-// their running averages μ̄ ← m μ̄ + (1 − m) μ, σ̄² ← m σ̄² + (1 − m) σ² (m = BatchNormMomentum,
-// Flax's default, σ² the biased variance as in Flax) are kept in the frozen variables bn_mean and
-// bn_var; elsewhere (held-out evaluation, analyses, a step-by-step graph) μ̄ and σ̄² stand for them.
-// The training pass is the one with the cell's noise key on (rnn.Training). Where LayerNorm,
-// scale-invariant, maps u E at every unmarked step of the adding problem to the same vector,
-// which units with λ near 1 sum into an offset of up to 1/(1 − |λ|) times it, BatchNorm removes
-// each feature's mean over time and keeps the value's size.
+// σ² (biased, as in Flax) are those of the training batch over all its steps, and the gradient
+// flows through them; the training pass is the one with the cell's noise key on (rnn.Training).
+// Elsewhere (held-out evaluation, analyses, a step-by-step graph) the frozen variables bn_mean
+// and bn_var, μ̄ and σ̄², stand for them: the population's statistics under the current weights,
+// which the trainer estimates before each evaluation as the mean of the statistics of a few
+// training batches (train.Trainer.EstimateStatistics: "precise BN", Wu & Johnson 2021 §3), a pass
+// with the noise key on moving them to m μ̄ + (1 − m) μ for the momentum m of rnn.MomentumKey. They
+// are not the running averages over the training steps of minimal-LRU (Flax's, m = 0.99): those
+// lag behind the weights, and the LRU's units near |λ| = 1 sum a lag in μ̄ over up to
+// 1/(1 − |λ|) steps.
+//
+// Where LayerNorm, scale-invariant, maps u E at every unmarked step of the adding problem to the
+// same vector, which units with λ near 1 sum into an offset of up to 1/(1 − |λ|) times it,
+// BatchNorm removes each feature's mean over time and keeps the value's size.
 //
 // Recurrence puts another diagonal linear recurrence in the LRU's place, with the rest of the
 // block unchanged: S4D's (package s4d: Ā = exp(Δ a), B̄ = (Ā − 1)/a · B, y = 2 Re(C x)), so
@@ -80,10 +86,6 @@ type Block struct {
 	// (rnn.BatchStatistics).
 	BatchNorm bool
 }
-
-// BatchNormMomentum is m of the running averages of BatchNorm's statistics (Flax's
-// nn.BatchNorm default, which minimal-LRU keeps).
-const BatchNormMomentum = 0.99
 
 var _ rnn.BatchStatistics = (*Block)(nil)
 
@@ -182,7 +184,7 @@ func (b *Block) variables(rng *rand.Rand) []rnn.Var {
 		out = append(out,
 			rnn.Var{Name: "bn_mean", Dims: []int{b.H}, Values: zeros(rng, b.H), Frozen: true},
 			rnn.Var{Name: "bn_var", Dims: []int{b.H}, Values: slices.Clone(ones), Frozen: true},
-			rnn.NoiseVar())
+			rnn.NoiseVar(), rnn.MomentumVar())
 	}
 	out = append(out, lruVars...)
 	out = append(out,
@@ -305,10 +307,11 @@ func (s *blockStep) norm(e *Node) *Node {
 }
 
 // batchStats, with BatchNorm, sets the statistics of norm from e [batch, T, H], a whole
-// chunk: in the training pass (rnn.Training) the mean and biased variance of each feature over
-// the batch and the steps, whose running averages it then stores in bn_mean and bn_var (in the
-// graph: the Exec writes them back); elsewhere it leaves the running averages in place.
-// Without BatchNorm it does nothing.
+// chunk: in a pass with the noise key on (rnn.Training) the mean and biased variance of each
+// feature over the batch and the steps, and bn_mean and bn_var become m μ̄ + (1 − m) μ and
+// m σ̄² + (1 − m) σ², m the rnn.MomentumKey variable (in the graph: the Exec writes them back;
+// m = 1 keeps them); elsewhere it leaves bn_mean and bn_var in place. Without BatchNorm it does
+// nothing.
 func (s *blockStep) batchStats(e *Node) {
 	if !s.b.BatchNorm {
 		return
@@ -320,7 +323,8 @@ func (s *blockStep) batchStats(e *Node) {
 		name        string
 		stat, store *Node
 	}{{"bn_mean", mean, s.v["bn_mean"]}, {"bn_var", variance, s.v["bn_var"]}} {
-		avg := Add(MulScalar(StopGradient(x.store), BatchNormMomentum), MulScalar(StopGradient(x.stat), 1-BatchNormMomentum))
+		m := s.v[rnn.MomentumKey]
+		avg := Add(Mul(StopGradient(x.store), m), Mul(StopGradient(x.stat), OneMinus(m)))
 		s.scope.GetVariable(x.name).SetNodeValue(Where(training, avg, x.store))
 	}
 	s.mean, s.variance = Where(training, mean, s.v["bn_mean"]), Where(training, variance, s.v["bn_var"])

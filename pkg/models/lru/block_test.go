@@ -31,7 +31,7 @@ func TestBlock(t *testing.T) {
 		{"width H throughout", lru.Block{In: 4, H: 4, N: 3, Out: 4, RMin: 0.5, RMax: 0.8}},
 		{"no γ", lru.Block{In: 3, H: 4, N: 2, Out: 2, NoGamma: true}},
 		{"S4D's recurrence", lru.Block{In: 3, H: 4, N: 2, Out: 2, Recurrence: &s4d.Cell{In: 4, N: 2, Out: 4}}},
-		{"BatchNorm at evaluation (its running statistics, 0 and 1)", lru.Block{In: 3, H: 4, N: 2, Out: 2, BatchNorm: true}},
+		{"BatchNorm at evaluation (bn_mean 0, bn_var 1, as Init sets them)", lru.Block{In: 3, H: 4, N: 2, Out: 2, BatchNorm: true}},
 		{"S4D-Inv, width H throughout", lru.Block{In: 4, H: 4, N: 3, Out: 4, Recurrence: &s4d.Cell{In: 4, N: 3, Out: 4, AInit: s4d.Inv}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,6 +33,39 @@ func Training(key *Node) *Node {
 	return GreaterThan(ReduceAllMax(key), ScalarZero(key.Graph(), key.DType()))
 }
 
+// MomentumKey names the scalar variable of the cells that keep running averages of statistics
+// of their batches (lru.Block's BatchNorm, MomentumVar): a pass with the noise key on moves each
+// average s̄ to m s̄ + (1 − m) s, s the pass's statistic and m this variable's value. It is 1,
+// which leaves the averages as they are, except while the trainer estimates them
+// (train.Trainer.EstimateStatistics: m = 1 − 1/k on its k-th batch, so that they end as the mean
+// of its batches' statistics).
+const MomentumKey = "batch-momentum"
+
+// MomentumVar is the declaration of a cell's MomentumKey variable, initially 1.
+func MomentumVar() Var {
+	return Var{Name: MomentumKey, Dims: []int{}, Frozen: true, Values: []float64{1}}
+}
+
+// SetMomentum sets every MomentumKey variable under scope (sub-scopes included) to m and
+// returns the number of variables set.
+func SetMomentum(scope *model.Scope, m float64) (int, error) {
+	n := 0
+	for v := range scope.IterVariables() {
+		if v.Name() != MomentumKey {
+			continue
+		}
+		x := tensors.FromScalar(m)
+		if v.DType() == dtypes.Float32 {
+			x = tensors.FromScalar(float32(m))
+		}
+		if err := v.SetValue(x); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // BatchStatistics is implemented by the cells that may normalise by statistics of the whole
 // training batch (lru.Block's BatchNorm), over every step of its sequences: the trainer then
 // needs the whole sequence in one graph and the cell's scan (train.Config.Scan, Chunk 0), so
