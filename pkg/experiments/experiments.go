@@ -882,8 +882,34 @@ func Presets() []Preset {
 		Model: m, Task: Task{Kind: "copy", T: 1000},
 		Train: train.Config{Steps: 3000, Batch: 20, Scan: true, AdamW: lruAdamW},
 	})
+	// The deep LRU and the deep S4D on the uRNN's adding problem beyond its T, at the uRNN 512's
+	// budget of parameters (AddingHidden), with BatchNorm (minimal-LRU's default normalisation)
+	// and the LRU's phases on [0, AddingPhase(T)], its ring RingFor(T) as on copy.
+	for _, T := range []int{1000, 5000} {
+		for _, m := range []Model{
+			{Kind: "lru-deep", Hidden: AddingHidden, RMin: RingFor(T, RingMin), RMax: RingFor(T, RingMax), MaxPhase: AddingPhase(T), BatchNorm: true},
+			{Kind: "s4d-deep", Hidden: AddingHidden, RMin: RingFor(T, RingMin), RMax: RingFor(T, RingMax), BatchNorm: true},
+		} {
+			out = append(out, Preset{
+				Name:  fmt.Sprintf("orvieto/adding-T%d/%s-%d", T, m.Kind, m.Hidden),
+				Paper: fmt.Sprintf("Orvieto et al. 2023's deep blocks (%s) with BatchNorm, AdamW at minimal-LRU's rates, adding T=%d in Arjovsky et al. 2016 §4.2's layout", m.Kind, T),
+				Model: m, Task: Task{Kind: "adding", T: T},
+				Train: train.Config{Steps: 5000, Batch: 20, Scan: true, AdamW: lruAdamW},
+			})
+		}
+	}
 	return out
 }
+
+// AddingHidden is the width of the deep LRU and deep S4D on adding: two blocks of 25 features
+// and 25 complex units have 8001 parameters, the uRNN 512's 8193 on that task.
+const AddingHidden = 25
+
+// AddingPhase returns the largest phase of the LRU's eigenvalues at initialisation on adding
+// at length T, 0.1/T: a unit turns a marked value by at most 0.1 rad across the sequence, so
+// that the units can carry the sum of the two marked values to the readout. The copy's phases,
+// spread over [0, 2π], tell positions apart; a sum needs none of that.
+func AddingPhase(T int) float64 { return 0.1 / float64(T) }
 
 // RingFor returns the modulus r = 1 − k/T of the orvieto presets' ring at task length T: a unit
 // of |λ| = r keeps r^T ≈ e^{−k} of an input over T steps, so that the ring [RingFor(T, RingMin),
