@@ -894,7 +894,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("orvieto/adding-T%d/%s-%d", T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("Orvieto et al. 2023's deep blocks (%s) with BatchNorm, AdamW at minimal-LRU's rates, adding T=%d in Arjovsky et al. 2016 §4.2's layout", m.Kind, T),
 				Model: m, Task: Task{Kind: "adding", T: T},
-				Train: train.Config{Steps: 5000, Batch: 20, Scan: true, AdamW: lruAdamW},
+				Train: train.Config{Steps: 10000, Batch: 20, Scan: true, AdamW: lruAdamW},
 			})
 		}
 	}
