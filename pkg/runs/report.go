@@ -423,11 +423,11 @@ func StepsBought(seconds, stepSeconds float64) int {
 // saturated ones (d3's category10 without its grey and olive, then dark rows of category20b
 // and category20c), so that a thin curve and its pale band stand out from the grid and from the
 // grey dashed baseline, whatever the model. The linear recurrences' four (lru, s4d, lru-deep,
-// s4d-deep), charted beside the uRNN and the LSTMs, are the four chromatic colours from Kelly's
-// colours of maximum contrast and category20b furthest (plots.DeltaE, at least 27) from every
-// other kind's colour, from each other, the white page and the grey baseline.
+// s4d-deep), charted beside the uRNN and the LSTMs, are saturated colours (three of Kelly's colours
+// of maximum contrast, and CSS's deeppink) at least 27 (plots.DeltaE) from every other kind's
+// colour, from each other, the white page and the grey baseline.
 var modelColors = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-	"#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#008856", "#e6550d", "#f99379", "#9e9ac8", "#8db600"}
+	"#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#008856", "#e6550d", "#f99379", "#ff1493", "#8db600"}
 
 // minColorDistance is the least colour difference (plots.DeltaE) ColorByModel keeps between
 // the series of one chart while modelColors allows.
