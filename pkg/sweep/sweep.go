@@ -7,6 +7,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -178,6 +179,12 @@ type State struct {
 	// Differs lists the settings that a replica's run.json records otherwise than the runs
 	// file asks (runs.Diff): Train would refuse to continue that replica.
 	Differs []runs.Change
+	// Seconds is the wall time the run has trained so far: the longest of its replicas' logs
+	// (train.Record.Seconds, resumes included), the replicas having trained at once.
+	Seconds float64
+	// Hosts are the machines that trained it (runs.Span.Host), in the order they first did;
+	// "unknown" for spans recorded before run.json named them.
+	Hosts []string
 }
 
 // Done reports whether every replica reached the horizon or diverged.
@@ -224,9 +231,17 @@ func Status(root string, rs []Run) ([]State, error) {
 		}
 		var logs [][]train.Record
 		for _, s := range seeds {
-			if meta, err := runs.ReadMeta(runs.ReplicaDir(filepath.Join(root, r.Name), s)); err == nil && st.Differs == nil {
-				want.Train.Seed = s
-				st.Differs = runs.Diff(meta.Preset, want)
+			if meta, err := runs.ReadMeta(runs.ReplicaDir(filepath.Join(root, r.Name), s)); err == nil {
+				if st.Differs == nil {
+					want.Train.Seed = s
+					st.Differs = runs.Diff(meta.Preset, want)
+				}
+				for _, sp := range meta.Spans {
+					h := cmp.Or(sp.Host, "unknown")
+					if !slices.Contains(st.Hosts, h) {
+						st.Hosts = append(st.Hosts, h)
+					}
+				}
 			}
 			pr := Progress{Seed: s}
 			log, err := runs.ReadLog(runs.LogPath(runs.ReplicaDir(filepath.Join(root, r.Name), s)))
@@ -237,6 +252,7 @@ func Status(root string, rs []Run) ([]State, error) {
 			case len(log) > 0:
 				last := log[len(log)-1]
 				pr.Step, pr.Diverged = last.Step, math.IsInf(last.EvalLoss, 1)
+				st.Seconds = max(st.Seconds, last.Seconds)
 			}
 			st.Replicas = append(st.Replicas, pr)
 			logs = append(logs, log)
@@ -248,11 +264,12 @@ func Status(root string, rs []Run) ([]State, error) {
 }
 
 // WriteStatus prints one line per run: its steps against its horizon (the least and the most
-// of its replicas), the replicas done, and whether it is done.
+// of its replicas), the replicas done, the hours it trained and on which machines, and whether
+// it is done; then the runs done and the hours of training in all.
 func WriteStatus(w io.Writer, states []State) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tsteps (least–most of the seeds) / horizon\tseeds done\t")
-	done := 0
+	fmt.Fprintln(tw, "run\tsteps (least–most of the seeds) / horizon\tseeds done\thours\tmachines\t")
+	done, seconds := 0, 0.0
 	for _, s := range states {
 		lo, hi, n := math.MaxInt, 0, 0
 		for _, p := range s.Replicas {
@@ -272,9 +289,11 @@ func WriteStatus(w io.Writer, states []State) error {
 		if s.Run.Seconds > 0 {
 			horizon += fmt.Sprintf(" (%g s)", s.Run.Seconds)
 		}
-		fmt.Fprintf(tw, "%s\t%d–%d / %s\t%d of %d\t%s\n", s.Run.Name, lo, hi, horizon, n, len(s.Replicas), mark)
+		seconds += s.Seconds
+		fmt.Fprintf(tw, "%s\t%d–%d / %s\t%d of %d\t%.2f\t%s\t%s\n", s.Run.Name, lo, hi, horizon, n, len(s.Replicas),
+			s.Seconds/3600, strings.Join(s.Hosts, "; "), mark)
 	}
-	fmt.Fprintf(tw, "%d of %d runs done\t\t\t\n", done, len(states))
+	fmt.Fprintf(tw, "%d of %d runs done, %.1f hours of training\t\t\t\t\t\n", done, len(states), seconds/3600)
 	return tw.Flush()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,6 +97,17 @@ func TestTrainStopResume(t *testing.T) {
 	if err != nil || !states[0].Done() || !states[1].Done() {
 		t.Fatalf("after the second sweep: %+v, %v", states, err)
 	}
+	for _, st := range states {
+		var last float64
+		for _, rep := range runs.Replicas(filepath.Join(parts, st.Run.Name)) {
+			log, _ := runs.ReadLog(runs.LogPath(rep))
+			last = max(last, log[len(log)-1].Seconds)
+		}
+		if st.Seconds != last || !(last > 0) || !slices.Equal(st.Hosts, []string{runs.Host()}) {
+			t.Errorf("%s: Status says %g s on %q, want the longest log's %g s on this machine, %q",
+				st.Run.Name, st.Seconds, st.Hosts, last, runs.Host())
+		}
+	}
 	// A runs file asking other settings of a trained run: Status says which.
 	other := strings.Replace(tiny, "-lr 1e-3", "-lr 2e-3", 1)
 	ors, err := Parse(strings.NewReader(other), "other.tsv")
@@ -107,7 +119,8 @@ func TestTrainStopResume(t *testing.T) {
 	}
 	var out bytes.Buffer
 	WriteStatus(&out, states)
-	if !strings.Contains(out.String(), "2 of 2 runs done") || !strings.Contains(out.String(), "6–6 / 6") {
+	if !strings.Contains(out.String(), "2 of 2 runs done, ") || !strings.Contains(out.String(), "6–6 / 6") ||
+		!strings.Contains(out.String(), runs.Host()) {
 		t.Errorf("WriteStatus:\n%s", out.String())
 	}
 	for _, r := range rs {
