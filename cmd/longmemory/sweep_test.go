@@ -40,7 +40,7 @@ func TestSweepLocal(t *testing.T) {
 	if code, out := cli("sweep", "-runs", root, "-only", "short", file); code != 0 || !strings.Contains(out, "short: done") {
 		t.Fatalf("sweep -only short: exit %d\n%s", code, out)
 	}
-	if code, out := cli("sweep", "-status", "-runs", root, file); code != 0 || !regexp.MustCompile(`short\s+40–40 / 40\s+2 of 2\s+done`).MatchString(out) ||
+	if code, out := cli("sweep", "-status", "-runs", root, file); code != 0 || !regexp.MustCompile(`short\s+40–40 / 40\s+2 of 2\s+[0-9.]+\s+`+regexp.QuoteMeta(runs.Host())+`\s+done`).MatchString(out) ||
 		!strings.Contains(out, "1 of 3 runs done") {
 		t.Errorf("sweep -status after: exit %d\n%s", code, out)
 	}
