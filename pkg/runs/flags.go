@@ -148,6 +148,8 @@ var presetFlags = []presetFlag{
 		func(p *pre) *int { return &p.Train.HessianFree.CGIters }, atLeast(1), "an integer >= 1"),
 	field("ortho-lr", "LT-ORNN with pooling: the SGD step of the soft orthogonality penalty (default: the learning rate)", 0,
 		func(p *pre) *float64 { return &p.Train.Orthogonality.LR }, positive(false), "a number > 0"),
+	field("ortho-norm", "LT-ORNN with pooling: step on the mean of the norms ‖VᵀVx − x‖ instead of the mean of their squares", false,
+		func(p *pre) *bool { return &p.Train.Orthogonality.Norm }, nil, ""),
 	field("clip", "element-wise gradient clipping (0 turns it off)", -1, func(p *pre) *float64 { return &p.Train.Optimizer.ClipValue },
 		positive(true), "a number >= 0 (0 turns clipping off)"),
 	field("chunk", "BPTT chunk length (0: whole sequence in one graph)", -1, func(p *pre) *int { return &p.Train.Chunk },

@@ -16,7 +16,7 @@ func TestPresetFlags(t *testing.T) {
 	want := map[string]string{
 		"Model.Kind": "-model", "Model.Hidden": "-hidden", "Model.Pooling": "-pooling", "Model.Init": "-init", "Model.Sigma": "-sigma", "Model.OutputBias": "-output-bias", "Model.LRScaleA": "-lr-scale-a", "Model.Layers": "-layers", "Model.Radius": "-radius", "Model.ForgetBias": "-forget-bias",
 		"Model.Dropout": "-dropout", "Model.RecurrentDropout": "-recurrent-dropout", "Model.Bidirectional": "-bidirectional", "Model.Seq2Seq": "-seq2seq", "Model.RMin": "-r-min", "Model.RMax": "-r-max", "Model.MaxPhase": "-max-phase", "Model.NoGamma": "-no-gamma", "Model.RecurrentLR": "-recurrent-lr", "Model.SplitReLU": "-split-relu", "Model.BatchNorm": "-batch-norm", "Task.Reverse": "-reverse", "Task.Kind": "-task", "Task.T": "-T", "Task.Pool": "-pool", "Task.Dataset": "-dataset",
-		"Train.Steps": "-steps", "Train.Batch": "-batch", "Train.Optimizer.LR": "-lr", "Train.Optimizer.Nesterov": "-nesterov", "Train.AdamW.LR": "-adamw-lr", "Train.AdamW.WeightDecay": "-weight-decay", "Train.HessianFree.CGIters": "-hf", "Train.Optimizer.ClipValue": "-clip", "Train.Orthogonality.LR": "-ortho-lr",
+		"Train.Steps": "-steps", "Train.Batch": "-batch", "Train.Optimizer.LR": "-lr", "Train.Optimizer.Nesterov": "-nesterov", "Train.AdamW.LR": "-adamw-lr", "Train.AdamW.WeightDecay": "-weight-decay", "Train.HessianFree.CGIters": "-hf", "Train.Optimizer.ClipValue": "-clip", "Train.Orthogonality.LR": "-ortho-lr", "Train.Orthogonality.Norm": "-ortho-norm",
 		"Train.Chunk": "-chunk", "Train.Seed": "-seed", "Train.Scan": "-scan", "Train.EvalEvery": "-eval-every", "Train.EvalBatch": "-eval-batch", "Train.CheckpointEvery": "-checkpoint-every",
 		"Train.ScaleHiddenGrad": "-scale-hidden-grad",
 	}

@@ -18,12 +18,17 @@ import (
 //
 //	L(V) = (1/m) Σ_i ‖VᵀV x_i − x_i‖²   (ltrnn.OrthogonalityPenalty)
 //
-// at m = Points random unit vectors x_i, for the cell's square transition matrix V
-// (rnn.Transition: V of the LT-RNNs, W of the tanh RNN and IRNN). The points are drawn
-// from Config.Seed and the step, so runs repeat exactly.
+// or, with Norm, on L₁(V) = (1/m) Σ_i ‖VᵀV x_i − x_i‖ (ltrnn.OrthogonalityNorm), at m = Points
+// random unit vectors x_i, for the cell's square transition matrix V (rnn.Transition: V of the
+// LT-RNNs, W of the tanh RNN and IRNN). The log's Penalty is L, the squared form, before the
+// step whichever form it takes, so that runs of the two forms compare.
+// The points are drawn from Config.Seed and the step, so runs repeat exactly.
 type Orthogonality struct {
 	Points int     // m; 0 turns the constraint off (Henaff et al. use 50, the minibatch size)
 	LR     float64 // SGD learning rate; default: Config.Optimizer.LR
+	// Norm steps on the mean of the norms instead of the mean of their squares (the paper
+	// does not say whether its norm is squared).
+	Norm bool `json:",omitempty"`
 }
 
 const saltOrtho = 0x6f727468 // "orth"
@@ -58,7 +63,11 @@ func newOrthoStep(t *Trainer, lr float64) (*orthoStep, error) {
 		rnn.LiveVariables(t.Store, x.Graph())
 		vn := v.NodeValue(x.Graph())
 		loss := ltrnn.OrthogonalityPenalty(vn, x)
-		v.SetNodeValue(Sub(vn, MulScalar(Gradient(loss, vn)[0], o.LR)))
+		step := loss
+		if o.Norm {
+			step = ltrnn.OrthogonalityNorm(vn, x)
+		}
+		v.SetNodeValue(Sub(vn, MulScalar(Gradient(step, vn)[0], o.LR)))
 		return loss
 	})
 	return s, err

@@ -89,6 +89,9 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.Orthogonality.Points == 0 && c.Orthogonality.LR != 0 {
 		return c, fmt.Errorf("train: Config.Orthogonality.LR = %g with Points = 0: the orthogonality penalty is off (Henaff's pooling presets turn it on)", c.Orthogonality.LR)
 	}
+	if c.Orthogonality.Points == 0 && c.Orthogonality.Norm {
+		return c, fmt.Errorf("train: Config.Orthogonality.Norm with Points = 0: the orthogonality penalty is off (Henaff's pooling presets turn it on)")
+	}
 	var err error
 	if c.HessianFree, err = c.HessianFree.WithDefaults(); err != nil {
 		return c, fmt.Errorf("train: Config.HessianFree: %w", err)

@@ -255,6 +255,56 @@ func TestOrthogonalityPenalty(t *testing.T) {
 	if err := celltest.CheckGradient(backend.MustNew(), store, loss, celltest.FD{}); err != nil {
 		t.Error(err)
 	}
+	norm := func(scope *model.Scope, g *Graph) *Node {
+		return ltrnn.OrthogonalityNorm(rnn.Variable(scope, g, "V"), Const(g, points))
+	}
+	if err := celltest.CheckGradient(backend.MustNew(), store, norm, celltest.FD{}); err != nil {
+		t.Errorf("OrthogonalityNorm: %v", err)
+	}
+}
+
+// TestOrthogonalityNorm checks L₁(V) = (1/m) Σ ‖VᵀV x_i − x_i‖ on cases with known values,
+// and that its gradient at an orthogonal V is zero, not NaN.
+func TestOrthogonalityNorm(t *testing.T) {
+	const n = 4
+	x := [][]float64{{1, 0, 0, 0}, {0.6, 0, 0.8, 0}, {0.5, 0.5, 0.5, 0.5}}
+	diag := []float64{1, 2, 0.5, 1}
+	wantDiag := 0.0
+	for _, xi := range x {
+		s := 0.0
+		for k := range n {
+			e := (diag[k]*diag[k] - 1) * xi[k]
+			s += e * e
+		}
+		wantDiag += math.Sqrt(s) / float64(len(x))
+	}
+	for _, tc := range []struct {
+		name string
+		v    []float64
+		want float64
+	}{
+		{"identity", []float64{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, 0},
+		{"2I", []float64{2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2}, 3}, // ‖3x‖ = 3
+		{"diagonal", []float64{1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1}, wantDiag},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := MustExecOnceN(backend.MustNew(), func(g *Graph) []*Node {
+				v := Reshape(Const(g, tc.v), n, n)
+				l := ltrnn.OrthogonalityNorm(v, Const(g, x))
+				return []*Node{l, ReduceAllSum(Abs(Gradient(l, v)[0]))}
+			})
+			got, grad := tensors.ToScalar[float64](out[0]), tensors.ToScalar[float64](out[1])
+			if math.Abs(got-tc.want) > 2e-12 { // ε = 1e-12 a point at a residual of zero
+				t.Errorf("norm penalty = %.15g, want %.15g", got, tc.want)
+			}
+			if tc.want == 0 && grad != 0 {
+				t.Errorf("gradient at an orthogonal V sums to %g in absolute value, want 0", grad)
+			}
+			if math.IsNaN(grad) {
+				t.Errorf("gradient is NaN")
+			}
+		})
+	}
 }
 
 // TestRandomUnitVectors checks the points are unit vectors and change between executions.

@@ -50,10 +50,28 @@ func Orthogonalize(a []float64, n int) []float64 {
 // an orthogonal V, and for x_i uniform on the sphere E[L] = ‖VᵀV − I‖²_F / n. [1] takes
 // one SGD step on it per training iteration of the pooling runs, at cost O(m n²).
 func OrthogonalityPenalty(v, x *graph.Node) *graph.Node {
+	return graph.DivScalar(graph.ReduceAllSum(orthogonalityResidualSquares(v, x)), float64(x.Shape().Dim(0)))
+}
+
+// OrthogonalityNorm is the same loss with the norm unsquared, the other reading of [1] §4.3's
+// "‖VᵀV − I‖":
+//
+//	L₁(V) = (1/m) Σ_i ‖VᵀV x_i − x_i‖
+//
+// Its gradient keeps its size as V nears the orthogonal group, where the squared form's
+// shrinks with the residual: a stiffer pull at equal step size. The norm is taken as
+// √(‖·‖² + ε²), ε = 1e-12, so that the gradient at a residual of zero is zero and not NaN.
+func OrthogonalityNorm(v, x *graph.Node) *graph.Node {
+	const eps = 1e-12
+	r := graph.Sqrt(graph.AddScalar(graph.ReduceSum(orthogonalityResidualSquares(v, x), 1), eps*eps))
+	return graph.DivScalar(graph.ReduceAllSum(r), float64(x.Shape().Dim(0)))
+}
+
+// orthogonalityResidualSquares returns (VᵀV x_i − x_i)², [m, n], for the points x [m, n].
+func orthogonalityResidualSquares(v, x *graph.Node) *graph.Node {
 	vx := graph.DotGeneral(x, []int{1}, nil, v, []int{1}, nil)    // rows V x_i
 	vtvx := graph.DotGeneral(vx, []int{1}, nil, v, []int{0}, nil) // rows Vᵀ V x_i
-	d := graph.Sub(vtvx, x)
-	return graph.DivScalar(graph.ReduceAllSum(graph.Square(d)), float64(x.Shape().Dim(0)))
+	return graph.Square(graph.Sub(vtvx, x))
 }
 
 // RandomUnitVectors returns m points drawn uniformly on the unit sphere of Rⁿ, [m, n]
