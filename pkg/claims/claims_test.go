@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,11 +107,21 @@ func TestHorizon(t *testing.T) {
 		t.Errorf("a fail-run at its horizon below the line, a learn-run short: %s (%s), want not reproduced", v.Outcome, v.Reason)
 	}
 	v := judge(t, claim(Solves, []string{"late"}, None, nil, 15000), r)
-	if v.Outcome != Open || math.Abs(v.HoursToGo-0.1*5000/3600) > 1e-9 {
-		t.Errorf("short of the horizon: %s, %g h (%s), want open with %g h", v.Outcome, v.HoursToGo, v.Reason, 0.1*5000/3600)
+	if v.Outcome != Open || math.Abs(v.HoursToGo-0.1*5000/3600) > 1e-9 || !slices.Equal(v.ToTrain, []string{"late"}) {
+		t.Errorf("short of the horizon: %s, %g h (%s), to train %q; want open with %g h, to train [late]", v.Outcome, v.HoursToGo, v.Reason, v.ToTrain, 0.1*5000/3600)
 	}
-	if v := judge(t, claim(Solves, []string{"late", "missing"}, None, nil, 5000), r); v.Outcome != NotRun {
-		t.Errorf("a run missing: %s, want not run", v.Outcome)
+	// A run missing: not run. Its time is unknown on a horizon in steps; on a budget of
+	// seconds it is the budget, added to the time of the runs short of it.
+	if v := judge(t, claim(Solves, []string{"late", "missing"}, None, nil, 15000), r); v.Outcome != NotRun || !math.IsNaN(v.HoursToGo) ||
+		!slices.Equal(v.ToTrain, []string{"late", "missing"}) {
+		t.Errorf("a run missing at 15000 steps: %s, %g h, to train %q; want not run, untimed, to train [late missing]", v.Outcome, v.HoursToGo, v.ToTrain)
+	}
+	budget := claim(Solves, []string{"late", "missing"}, None, nil, 0)
+	budget.Horizon, budget.Seconds = 0, 1800 // 18 000 steps at late's 0.1 s a step: 8000 more than its 10 000
+	if v := judge(t, budget, r); v.Outcome != NotRun || math.Abs(v.HoursToGo-(0.1*8000+1800)/3600) > 1e-9 ||
+		!slices.Equal(v.ToTrain, []string{"late", "missing"}) || !strings.Contains(v.Reason, "min more of training") {
+		t.Errorf("a run missing on a budget of 1800 s: %s, %g h (%s), to train %q; want not run, %g h, to train [late missing]",
+			v.Outcome, v.HoursToGo, v.Reason, v.ToTrain, (0.1*8000+1800)/3600)
 	}
 	// A budget of seconds buys steps at the run's speed (0.1 s a step): 500 s is 5000 steps.
 	c := claim(Solves, []string{"late"}, None, nil, 0)

@@ -31,10 +31,14 @@ type Verdict struct {
 	Outcome Outcome
 	Reason  string
 	Runs    []RunStats
-	// HoursToGo is the training an open claim's runs still need to reach the horizon, one run
-	// after another, each at its measured speed with its replicas at once (NaN when a run short
-	// of it is too new to time; 0 when not open).
+	// HoursToGo is the training an open or not-run claim's runs still need to reach the
+	// horizon, one run after another, each at its measured speed with its replicas at once; a
+	// run not started needs the whole budget of a horizon in seconds (NaN when a run is too new
+	// to time, or not started on a horizon in steps; 0 when decided).
 	HoursToGo float64
+	// ToTrain names the runs still short of the horizon or not run, in the claim's order:
+	// those that `longmemory sweep -only` must train to decide it (empty when decided).
+	ToTrain []string
 }
 
 // RunStats is what the judge measured of one run.
@@ -92,6 +96,12 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			r := byName[name]
 			if r == nil {
 				missing = append(missing, name)
+				v.ToTrain = append(v.ToTrain, name)
+				if c.Seconds > 0 {
+					hours += c.Seconds / 3600
+				} else {
+					untimed = true
+				}
 				continue
 			}
 			test := c.LearnTest
@@ -102,6 +112,7 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			v.Runs = append(v.Runs, s)
 			if s.Short {
 				short = append(short, fmt.Sprintf("%s (%d of %d steps)", name, s.Steps, s.StepsJudged))
+				v.ToTrain = append(v.ToTrain, name)
 				if h := s.StepSeconds * float64(s.StepsJudged-s.Steps) / 3600; math.IsNaN(h) || s.StepsJudged == 0 {
 					untimed = true
 				} else {
@@ -110,10 +121,17 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			}
 		}
 	}
+	v.HoursToGo = hours
+	if untimed {
+		v.HoursToGo = math.NaN()
+	}
 	switch {
 	case len(missing) > 0:
 		v.Outcome = NotRun
 		v.Reason = "not run yet: " + strings.Join(missing, ", ")
+		if !untimed {
+			v.Reason += "; " + HoursText(v.HoursToGo)
+		}
 		return v
 	case len(short) > 0 && !c.LearnTest.comparative():
 		// A run at the horizon that fails its own side decides the claim: the runs still short
@@ -127,17 +145,13 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			}
 		}
 		if len(failed) > 0 {
-			v.Outcome = NotReproduced
+			v.Outcome, v.HoursToGo, v.ToTrain = NotReproduced, 0, nil
 			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs short of the horizon do: %s)", c.HorizonText(), strings.Join(failed, "; "), strings.Join(short, ", "))
 			return v
 		}
 		fallthrough
 	case len(short) > 0:
 		v.Outcome = Open
-		v.HoursToGo = hours
-		if untimed {
-			v.HoursToGo = math.NaN()
-		}
 		v.Reason = fmt.Sprintf("short of the horizon of %s: %s; %s", c.HorizonText(), strings.Join(short, ", "), HoursText(v.HoursToGo))
 		return v
 	}

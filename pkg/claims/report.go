@@ -76,8 +76,8 @@ func JudgeAll(cs []Claim, byName map[string]*Run) []Verdict {
 
 // WriteReport writes verdicts in Markdown as `longmemory verdict` prints them and the reports
 // show them: with rules the rules first (WriteRules), then the table and its tally
-// (WriteTable), then the open claims by the training their runs still need (HoursToGo, the
-// untimed last).
+// (WriteTable), then the open and not-run claims by the training their runs still need
+// (HoursToGo, the untimed last) and the sweep command that trains those runs (ToTrain).
 func WriteReport(w io.Writer, vs []Verdict, rules bool) {
 	if rules {
 		fmt.Fprintln(w, "The rules (pkg/claims):")
@@ -88,23 +88,21 @@ func WriteReport(w io.Writer, vs []Verdict, rules bool) {
 	WriteTable(w, vs)
 	var open []Verdict
 	for _, v := range vs {
-		if v.Outcome == Open {
+		if v.Outcome == Open || v.Outcome == NotRun {
 			open = append(open, v)
 		}
 	}
 	slices.SortStableFunc(open, func(a, b Verdict) int { return cmpHours(a.HoursToGo, b.HoursToGo) })
 	if len(open) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Open claims, by the training their runs still need to reach the horizon (one run after another, each with its replicas at once, at its measured speed), and the command that trains those runs (add `-slurm` to submit them to a Slurm cluster as a job array):")
+		fmt.Fprintln(w, "Open and not-run claims, by the training their runs still need to reach the horizon (one run after another, each with its replicas at once, at its measured speed; a run not started on a budget of seconds needs the whole budget), and the command that trains those runs (add `-slurm` to submit them to a Slurm cluster as a job array):")
 		fmt.Fprintln(w)
 		for _, v := range open {
-			var short []string
-			for _, r := range v.Runs {
-				if r.Short {
-					short = append(short, r.Name)
-				}
+			hours := HoursText(v.HoursToGo)
+			if v.Outcome == NotRun && math.IsNaN(v.HoursToGo) {
+				hours = "not run yet, its time not measured"
 			}
-			fmt.Fprintf(w, "- %s: %s; `longmemory sweep -only %s docs/runs.tsv`\n", v.Claim.ID, HoursText(v.HoursToGo), strings.Join(short, ","))
+			fmt.Fprintf(w, "- %s: %s; `longmemory sweep -only %s docs/runs.tsv`\n", v.Claim.ID, hours, strings.Join(v.ToTrain, ","))
 		}
 	}
 }
@@ -175,6 +173,7 @@ type jsonVerdict struct {
 	Horizon   string    `json:"horizon"`
 	Reason    string    `json:"reason"`
 	HoursToGo *float64  `json:"hours_to_go,omitempty"`
+	ToTrain   []string  `json:"to_train,omitempty"`
 	Runs      []jsonRun `json:"runs"`
 }
 
@@ -217,8 +216,8 @@ func toJSON(vs []Verdict) []jsonVerdict {
 	for _, v := range vs {
 		j := jsonVerdict{ID: v.Claim.ID, Paper: v.Claim.Source, Quote: v.Claim.Quote, Outcome: v.Outcome,
 			Horizon: v.Claim.HorizonText(), Reason: v.Reason, Runs: []jsonRun{}}
-		if v.Outcome == Open {
-			j.HoursToGo = num(v.HoursToGo)
+		if v.Outcome == Open || v.Outcome == NotRun {
+			j.HoursToGo, j.ToTrain = num(v.HoursToGo), v.ToTrain
 		}
 		for _, s := range v.Runs {
 			side := "succeeds"
