@@ -11,7 +11,8 @@ import (
 
 // verdictCmd judges the claims of one claims file (pkg/claims: its columns and rules) against
 // the run directories under -runs and prints, in Markdown, the rules, the table of verdicts,
-// their tally and the open claims with the hours they need (claims.WriteReport). -json also
+// their tally and the open and not-run claims with the hours they need and the sweep command
+// that trains their runs (claims.WriteReport). -json also
 // writes the verdicts of that file (and of -variants, judged by the same rules outside the
 // tally) as JSON.
 func verdictCmd(args []string, stdout, stderr io.Writer) error {

@@ -103,8 +103,10 @@ func TestHorizon(t *testing.T) {
 		t.Errorf("a fail-run passing its side, a learn-run short: %s (%s), want open", v.Outcome, v.Reason)
 	}
 	solvedRun := synth("solved", "copy", 0.17, 100, eight(long(0.001))...)
-	if v := judge(t, claim(Solves, []string{"late"}, NotBelow, []string{"solved"}, 15000), r, solvedRun); v.Outcome != NotReproduced {
-		t.Errorf("a fail-run at its horizon below the line, a learn-run short: %s (%s), want not reproduced", v.Outcome, v.Reason)
+	if v := judge(t, claim(Solves, []string{"late"}, NotBelow, []string{"solved"}, 15000), r, solvedRun); v.Outcome != NotReproduced ||
+		v.HoursToGo != 0 || len(v.ToTrain) != 0 {
+		t.Errorf("a fail-run at its horizon below the line, a learn-run short: %s (%s), %g h, to train %q; want not reproduced, nothing to train",
+			v.Outcome, v.Reason, v.HoursToGo, v.ToTrain)
 	}
 	v := judge(t, claim(Solves, []string{"late"}, None, nil, 15000), r)
 	if v.Outcome != Open || math.Abs(v.HoursToGo-0.1*5000/3600) > 1e-9 || !slices.Equal(v.ToTrain, []string{"late"}) {
@@ -115,6 +117,15 @@ func TestHorizon(t *testing.T) {
 	if v := judge(t, claim(Solves, []string{"late", "missing"}, None, nil, 15000), r); v.Outcome != NotRun || !math.IsNaN(v.HoursToGo) ||
 		!slices.Equal(v.ToTrain, []string{"late", "missing"}) {
 		t.Errorf("a run missing at 15000 steps: %s, %g h, to train %q; want not run, untimed, to train [late missing]", v.Outcome, v.HoursToGo, v.ToTrain)
+	}
+	// A run started on a budget of seconds but too new to time (one evaluation, 10 s in): what
+	// is left of the budget.
+	fresh := synth("fresh", "copy", 0.17, 100, eight(func(int) curve { return curve{0.17} })...)
+	young := claim(Solves, []string{"fresh"}, None, nil, 0)
+	young.Horizon, young.Seconds = 0, 1800
+	if v := judge(t, young, fresh); v.Outcome != Open || math.Abs(v.HoursToGo-(1800-10)/3600.0) > 1e-9 || !slices.Equal(v.ToTrain, []string{"fresh"}) {
+		t.Errorf("a run too new to time on a budget of 1800 s: %s, %g h (%s), to train %q; want open, %g h, to train [fresh]",
+			v.Outcome, v.HoursToGo, v.Reason, v.ToTrain, (1800-10)/3600.0)
 	}
 	budget := claim(Solves, []string{"late", "missing"}, None, nil, 0)
 	budget.Horizon, budget.Seconds = 0, 1800 // 18 000 steps at late's 0.1 s a step: 8000 more than its 10 000
@@ -520,5 +531,25 @@ func TestLoad(t *testing.T) {
 	}
 	if r, err := Load(filepath.Join(dir, "absent")); r != nil || err != nil {
 		t.Errorf("a missing directory: %v, %v; want nil, nil (not run)", r, err)
+	}
+}
+
+// TestWriteReportToTrain: the report lists open and not-run claims, quickest first, each with
+// its hours (or why there are none) and the sweep command for the runs it still needs.
+func TestWriteReportToTrain(t *testing.T) {
+	vs := []Verdict{
+		{Claim: Claim{ID: "untimed"}, Outcome: NotRun, HoursToGo: math.NaN(), ToTrain: []string{"x"}},
+		{Claim: Claim{ID: "budget"}, Outcome: NotRun, HoursToGo: 2, ToTrain: []string{"a", "b"}},
+		{Claim: Claim{ID: "short"}, Outcome: Open, HoursToGo: 0.5, ToTrain: []string{"c"}},
+		{Claim: Claim{ID: "done"}, Outcome: Reproduced},
+	}
+	var b strings.Builder
+	WriteReport(&b, vs, false)
+	out := b.String()
+	want := "- short: 30 min more of training here; `longmemory sweep -only c docs/runs.tsv`\n" +
+		"- budget: 2.0 h more of training here; `longmemory sweep -only a,b docs/runs.tsv`\n" +
+		"- untimed: not run yet, its time not measured; `longmemory sweep -only x docs/runs.tsv`\n"
+	if !strings.Contains(out, want) || strings.Contains(out, "- done:") {
+		t.Errorf("WriteReport's list of claims to train:\n%s\nwant it to hold, in order:\n%s", out, want)
 	}
 }

@@ -11,7 +11,8 @@
 //     (each run's replicas trained at once; the steps it buys at the run's measured speed,
 //     runs.StepSeconds). Every run of the claim is judged there, its log cut at the horizon. A
 //     run short of it (a seed that has neither reached it nor diverged) leaves the claim open,
-//     with the hours it still needs at its measured speed.
+//     with the hours it still needs at its measured speed (a run not started or too new to
+//     time, on a budget of seconds: what is left of the budget).
 //  2. Final loss. A seed's final loss is the median of its last [FinalK] held-out evaluations at
 //     or before the horizon (+Inf for a seed that diverged); a run's final is the median over its
 //     seeds, reported with the min and max.

@@ -113,10 +113,13 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			if s.Short {
 				short = append(short, fmt.Sprintf("%s (%d of %d steps)", name, s.Steps, s.StepsJudged))
 				v.ToTrain = append(v.ToTrain, name)
-				if h := s.StepSeconds * float64(s.StepsJudged-s.Steps) / 3600; math.IsNaN(h) || s.StepsJudged == 0 {
-					untimed = true
-				} else {
+				switch h := s.StepSeconds * float64(s.StepsJudged-s.Steps) / 3600; {
+				case !math.IsNaN(h) && s.StepsJudged > 0:
 					hours += h
+				case c.Seconds > 0: // too new to time: what is left of the budget
+					hours += max(0, c.Seconds-trainedSeconds(r)) / 3600
+				default:
+					untimed = true
 				}
 			}
 		}
@@ -375,7 +378,19 @@ func medianSteps(v []int) string {
 	return fmt.Sprintf("%.0f", m)
 }
 
-// HoursText writes the training time an open claim still needs.
+// trainedSeconds is the wall time run r has trained: the longest of its seeds' logs (its
+// replicas train at once).
+func trainedSeconds(r *Run) float64 {
+	longest := 0.0
+	for _, sd := range r.Seeds {
+		if n := len(sd.Log); n > 0 {
+			longest = max(longest, sd.Log[n-1].Seconds)
+		}
+	}
+	return longest
+}
+
+// HoursText writes the training time an open or not-run claim still needs.
 func HoursText(h float64) string {
 	switch {
 	case math.IsNaN(h):

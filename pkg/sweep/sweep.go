@@ -180,10 +180,12 @@ type State struct {
 	// file asks (runs.Diff): Train would refuse to continue that replica.
 	Differs []runs.Change
 	// Seconds is the wall time the run has trained so far: the longest of its replicas' logs
-	// (train.Record.Seconds, resumes included), the replicas having trained at once.
+	// (train.Record.Seconds, resumes included), the replicas having trained at once (a run of
+	// more than runs.MaxAtOnce seeds trains them in turns, and this counts the longest turn).
 	Seconds float64
-	// Hosts are the machines that trained it (runs.Span.Host), in the order they first did;
-	// "unknown" for spans recorded before run.json named them.
+	// Hosts are the machines that trained it (runs.Span.Host), each once, seed by seed and
+	// span by span; "a machine not recorded" for spans recorded before run.json named them
+	// (as claims.Run.Hosts).
 	Hosts []string
 }
 
@@ -237,7 +239,7 @@ func Status(root string, rs []Run) ([]State, error) {
 					st.Differs = runs.Diff(meta.Preset, want)
 				}
 				for _, sp := range meta.Spans {
-					h := cmp.Or(sp.Host, "unknown")
+					h := cmp.Or(sp.Host, "a machine not recorded")
 					if !slices.Contains(st.Hosts, h) {
 						st.Hosts = append(st.Hosts, h)
 					}

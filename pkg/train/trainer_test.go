@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -241,6 +242,33 @@ func TestOrthogonalityStep(t *testing.T) {
 		if !(last < 0.1*first) {
 			t.Errorf("%+v: soft orthogonality penalty %.4f after 40 steps, started at %.4f: want a tenfold drop", o, last, first)
 		}
+	}
+	// At one step size the two forms log the same penalty (the squared form's, before the step)
+	// and move V differently.
+	var vs [2][]float32
+	var penalties [2]float64
+	for k, norm := range []bool{false, true} {
+		cell := ltrnn.NewORNN(2, 8, 1)
+		cell.Pooling = true
+		tr, err := New(backend.MustNew(), cell, tasks.Adding{T: 5}, Config{Steps: 1, Batch: 4, Seed: 3,
+			Optimizer: RMSProp{LR: 1e-4}, Orthogonality: Orthogonality{Points: 50, LR: 0.05, Norm: norm}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := tr.Store.GetVariable(ModelScope + "/V")
+		vals := tensors.MustCopyFlatData[float32](v.MustValue())
+		for i := range vals {
+			vals[i] *= 1.3
+		}
+		v.MustSetValue(tensors.FromFlatDataAndDimensions(vals, 8, 8))
+		if err := tr.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		vs[k], penalties[k] = tensors.MustCopyFlatData[float32](v.MustValue()), tr.Log[0].Penalty
+	}
+	if penalties[0] != penalties[1] || slices.Equal(vs[0], vs[1]) {
+		t.Errorf("one step with and without Norm: penalties %g and %g (want equal), V equal after it: %v (want not)",
+			penalties[0], penalties[1], slices.Equal(vs[0], vs[1]))
 	}
 	if _, err := New(backend.MustNew(), ltrnn.NewORNN(2, 8, 1), tasks.Adding{T: 5}, Config{Steps: 1, Orthogonality: Orthogonality{Norm: true}}); err == nil || !strings.Contains(err.Error(), "Norm with Points = 0") {
 		t.Errorf("Orthogonality.Norm without points: error %v, want one saying the penalty is off", err)

@@ -59,8 +59,10 @@ func OrthogonalityPenalty(v, x *graph.Node) *graph.Node {
 //	L₁(V) = (1/m) Σ_i ‖VᵀV x_i − x_i‖
 //
 // Its gradient keeps its size as V nears the orthogonal group, where the squared form's
-// shrinks with the residual: a stiffer pull at equal step size. The norm is taken as
-// √(‖·‖² + ε²), ε = 1e-12, so that the gradient at a residual of zero is zero and not NaN.
+// shrinks with the residual: a stiffer pull at equal step size, so that at a fixed step V
+// stays within about a step of the orthogonal group instead of settling on it. The norm is
+// taken as √(‖·‖² + ε²), ε = 1e-12, so that the gradient at a residual of exactly zero is
+// zero and not NaN; float32 residuals are far larger, where ε changes nothing.
 func OrthogonalityNorm(v, x *graph.Node) *graph.Node {
 	const eps = 1e-12
 	r := graph.Sqrt(graph.AddScalar(graph.ReduceSum(orthogonalityResidualSquares(v, x), 1), eps*eps))
