@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // Outcome is a verdict's decision.
@@ -117,7 +118,7 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 				case !math.IsNaN(h) && s.StepsJudged > 0:
 					hours += h
 				case c.Seconds > 0: // too new to time: what is left of the budget
-					hours += max(0, c.Seconds-trainedSeconds(r)) / 3600
+					hours += max(0, c.Seconds-r.trainedSeconds()) / 3600
 				default:
 					untimed = true
 				}
@@ -378,16 +379,13 @@ func medianSteps(v []int) string {
 	return fmt.Sprintf("%.0f", m)
 }
 
-// trainedSeconds is the wall time run r has trained: the longest of its seeds' logs (its
-// replicas train at once).
-func trainedSeconds(r *Run) float64 {
-	longest := 0.0
-	for _, sd := range r.Seeds {
-		if n := len(sd.Log); n > 0 {
-			longest = max(longest, sd.Log[n-1].Seconds)
-		}
+// trainedSeconds is the wall time run r has trained (runs.TrainedSeconds).
+func (r *Run) trainedSeconds() float64 {
+	logs := make([][]train.Record, len(r.Seeds))
+	for i, sd := range r.Seeds {
+		logs[i] = sd.Log
 	}
-	return longest
+	return runs.TrainedSeconds(logs...)
 }
 
 // HoursText writes the training time an open or not-run claim still needs.

@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -43,11 +42,7 @@ func Load(dir string) (*Run, error) {
 			}
 			r.Plateau = task.(tasks.VariableCopy).RecallBaseline()
 		}
-		for _, sp := range meta.Spans {
-			if h := cmp.Or(sp.Host, "a machine not recorded"); !slices.Contains(r.Hosts, h) {
-				r.Hosts = append(r.Hosts, h)
-			}
-		}
+		r.Hosts = runs.AddHosts(r.Hosts, meta)
 	}
 	return r, nil
 }

@@ -12,6 +12,7 @@
 package runs
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -242,4 +243,27 @@ func RunDirs(dir string) []string {
 		return reps
 	}
 	return []string{dir}
+}
+
+// AddHosts returns hosts with each machine that m's spans name (Span.Host) appended once, in
+// span order; "a machine not recorded" for spans recorded before run.json named them.
+func AddHosts(hosts []string, m Meta) []string {
+	for _, sp := range m.Spans {
+		if h := cmp.Or(sp.Host, "a machine not recorded"); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// TrainedSeconds is the wall time a run has trained: the longest of its replicas' logs
+// (train.Record.Seconds, resumes included), the replicas training at once.
+func TrainedSeconds(logs ...[]train.Record) float64 {
+	longest := 0.0
+	for _, l := range logs {
+		if n := len(l); n > 0 {
+			longest = max(longest, l[n-1].Seconds)
+		}
+	}
+	return longest
 }

@@ -7,7 +7,6 @@
 package sweep
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -238,12 +237,7 @@ func Status(root string, rs []Run) ([]State, error) {
 					want.Train.Seed = s
 					st.Differs = runs.Diff(meta.Preset, want)
 				}
-				for _, sp := range meta.Spans {
-					h := cmp.Or(sp.Host, "a machine not recorded")
-					if !slices.Contains(st.Hosts, h) {
-						st.Hosts = append(st.Hosts, h)
-					}
-				}
+				st.Hosts = runs.AddHosts(st.Hosts, meta)
 			}
 			pr := Progress{Seed: s}
 			log, err := runs.ReadLog(runs.LogPath(runs.ReplicaDir(filepath.Join(root, r.Name), s)))
@@ -254,12 +248,11 @@ func Status(root string, rs []Run) ([]State, error) {
 			case len(log) > 0:
 				last := log[len(log)-1]
 				pr.Step, pr.Diverged = last.Step, math.IsInf(last.EvalLoss, 1)
-				st.Seconds = max(st.Seconds, last.Seconds)
 			}
 			st.Replicas = append(st.Replicas, pr)
 			logs = append(logs, log)
 		}
-		st.Horizon = r.horizon(logs)
+		st.Horizon, st.Seconds = r.horizon(logs), runs.TrainedSeconds(logs...)
 		out = append(out, st)
 	}
 	return out, nil
