@@ -154,7 +154,7 @@ runs: debs tools
 
 # Rewrites every report and figure (docs/VERDICTS.md, RESULTS.md's tables, SUCCESSORS.md, ABLATIONS.md,
 # docs/verdicts.json, docs/figures/; `longmemory reports`, trains nothing) from the run directories as
-# they stand, then re-draws the recorded-runs cell that ends notebooks 06–13 (docs/recorded_cells.py:
+# they stand, then re-draws the recorded-runs cell of notebooks 04 and 06–14 (docs/recorded_cells.py:
 # that cell alone is executed and saved; the others keep their outputs). Run it with make runs stopped.
 RECORDED = $(shell grep -l "// The recorded runs (docs/runs)" $(NOTEBOOKS))
 reports: setup
