@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,4 +125,18 @@ func (f Figure) draw(root, figures string, say func(string, ...any)) (drawn bool
 	}
 	say("wrote %s", path)
 	return true, undrawn, nil
+}
+
+// removeStale removes path, an earlier drawing of a figure that is left out now: no report
+// links it, and it would show its runs as they stood then. A path that does not exist is no
+// error.
+func removeStale(path string, say func(string, ...any)) error {
+	err := os.Remove(path)
+	switch {
+	case err == nil:
+		say("removed %s: an earlier drawing of a figure left out now", path)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	}
+	return err
 }

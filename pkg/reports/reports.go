@@ -103,6 +103,11 @@ func Write(o Options) error {
 		if drawn[f.Name], undrawn[f.Name], err = f.draw(o.Runs, figures, say); err != nil {
 			return err
 		}
+		if !drawn[f.Name] {
+			if err := removeStale(filepath.Join(figures, f.Name+".png"), say); err != nil {
+				return err
+			}
+		}
 	}
 	byName, err := claims.LoadAll(o.Runs, cs, vs, ss)
 	if err != nil {

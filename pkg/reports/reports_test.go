@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -125,6 +127,37 @@ func write(t *testing.T, docs string) (string, string, error) {
 	var log bytes.Buffer
 	err := Write(Options{Runs: fixture.runs, Docs: docs, Out: out, Log: &log})
 	return out, log.String(), err
+}
+
+// TestWriteRemovesStaleFigures: a figure left out (a run missing, or none drawable yet)
+// leaves no file of an earlier drawing behind; the figures drawn are written over.
+func TestWriteRemovesStaleFigures(t *testing.T) {
+	out := t.TempDir()
+	figures := filepath.Join(out, FiguresDir)
+	if err := os.MkdirAll(figures, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fig-absent", "fig-starting", "fig-ab"} {
+		if err := os.WriteFile(filepath.Join(figures, name+".png"), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	if err := Write(Options{Runs: fixture.runs, Docs: fixture.docs, Out: out, Log: &log}); err != nil {
+		t.Fatalf("Write: %v\n%s", err, log.String())
+	}
+	for _, name := range []string{"fig-absent", "fig-starting"} {
+		path := filepath.Join(figures, name+".png")
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s left out, but its old file is still there (%v)", name, err)
+		}
+		if w := "removed " + path + ": an earlier drawing of a figure left out now"; !strings.Contains(log.String(), w) {
+			t.Errorf("the log lacks %q:\n%s", w, log.String())
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(figures, "fig-ab.png")); err != nil || string(b) == "old" {
+		t.Errorf("fig-ab.png is drawn, but not written over: %q, %v", b, err)
+	}
 }
 
 func read(t *testing.T, path string) string {
