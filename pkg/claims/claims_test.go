@@ -108,6 +108,16 @@ func TestHorizon(t *testing.T) {
 		t.Errorf("a fail-run at its horizon below the line, a learn-run short: %s (%s), %g h, to train %q; want not reproduced, nothing to train",
 			v.Outcome, v.Reason, v.HoursToGo, v.ToTrain)
 	}
+	// The same for a comparison: a run at the horizon that is not lower than a run of the other
+	// side also at the horizon decides; one that is lower than it leaves the claim open.
+	high, low := synth("high", "copy", 0.17, 100, eight(long(0.17))...), synth("low", "copy", 0.17, 100, eight(long(0.001))...)
+	if v := judge(t, claim(Lower, []string{"high"}, None, []string{"low", "late"}, 15000), high, low, r); v.Outcome != NotReproduced ||
+		!strings.Contains(v.Reason, "fails \"lower\", against low (median 0.1700 against 0.0010, p = 1.000)") || strings.Contains(v.Reason, "against late") {
+		t.Errorf("not lower than a run at the horizon, another short: %s (%s), want not reproduced against low alone", v.Outcome, v.Reason)
+	}
+	if v := judge(t, claim(Lower, []string{"low"}, None, []string{"high", "late"}, 15000), high, low, r); v.Outcome != Open {
+		t.Errorf("lower than the run at the horizon, another short: %s (%s), want open", v.Outcome, v.Reason)
+	}
 	v := judge(t, claim(Solves, []string{"late"}, None, nil, 15000), r)
 	if v.Outcome != Open || math.Abs(v.HoursToGo-0.1*5000/3600) > 1e-9 || !slices.Equal(v.ToTrain, []string{"late"}) {
 		t.Errorf("short of the horizon: %s, %g h (%s), to train %q; want open with %g h, to train [late]", v.Outcome, v.HoursToGo, v.Reason, v.ToTrain, 0.1*5000/3600)
@@ -162,6 +172,14 @@ func TestFinal(t *testing.T) {
 	v := judge(t, claim(Solves, []string{"div"}, None, nil, 5000), synth("div", "copy", 0.17, 100, div...))
 	if v.Outcome != NotReproduced || v.Runs[0].Diverged != 5 || !math.IsInf(v.Runs[0].FinalMedian, 1) {
 		t.Errorf("5 of 8 diverged: %s, %d diverged, median %g; want not reproduced, 5, +Inf", v.Outcome, v.Runs[0].Diverged, v.Runs[0].FinalMedian)
+	}
+	if got, want := v.Runs[0].cell(), "div (said to succeed): 8 seeds, 5000 of 5000 steps (5 of 8 seeds diverged)"; !strings.HasPrefix(got, want) {
+		t.Errorf("the table cell of 5 of 8 diverged: %q, want it to begin %q", got, want)
+	}
+	allDiv := synth("alldiv", "copy", 0.17, 100, eight(func(int) curve { return curve{math.Inf(1)} })...)
+	v = judge(t, claim(Solves, []string{"alldiv"}, None, nil, 5000), allDiv)
+	if got, want := v.Runs[0].cell(), "alldiv (said to succeed): 8 seeds, all diverged"; v.Outcome != NotReproduced || !strings.HasPrefix(got, want) {
+		t.Errorf("8 of 8 diverged at the first evaluation: %s, cell %q; want not reproduced, a cell beginning %q", v.Outcome, got, want)
 	}
 	// A seed stopped before its first evaluation has no final: the median and the range are
 	// over the others.
@@ -258,6 +276,9 @@ func TestFaster(t *testing.T) {
 	v := judge(t, claim(Faster, []string{"fast"}, None, []string{"slow"}, 10000), fast, slow)
 	if v.Outcome != Reproduced || !(v.Runs[0].Comparisons[0].P < 0.001) {
 		t.Errorf("solves at ~2000 against ~6000 steps: %s (%s), want reproduced with p < 0.001", v.Outcome, v.Reason)
+	}
+	if !strings.Contains(v.Reason, ", p < 0.001)") || strings.Contains(v.Reason, "p = 0.000") {
+		t.Errorf("the reason %q does not write the p-value under 0.001 as \"p < 0.001\"", v.Reason)
 	}
 	// Both solve eventually (the old rule's refutation), the fast one first: still faster.
 	if v.Runs[1].Reached != 8 {
@@ -551,5 +572,28 @@ func TestWriteReportToTrain(t *testing.T) {
 		"- untimed: not run yet, its time not measured; `longmemory sweep -only x docs/runs.tsv`\n"
 	if !strings.Contains(out, want) || strings.Contains(out, "- done:") {
 		t.Errorf("WriteReport's list of claims to train:\n%s\nwant it to hold, in order:\n%s", out, want)
+	}
+}
+
+// A comparison on a budget of seconds needs its runs timed on one machine: on two it stays
+// open; on one the verdict names it.
+func TestSecondsHosts(t *testing.T) {
+	level := func(l float64) func(int) curve {
+		return func(int) curve { return shape(150, func(int, int) float64 { return l }) }
+	}
+	low, high := synth("low", "copy", 0.17, 100, eight(level(0.001))...), synth("high", "copy", 0.17, 100, eight(level(0.17))...)
+	c := claim(Lower, []string{"low"}, None, []string{"high"}, 0)
+	c.Horizon, c.Seconds = 0, 1000 // 10 000 steps at 0.1 s a step
+	low.Hosts, high.Hosts = []string{"A"}, []string{"A"}
+	if v := judge(t, c, low, high); v.Outcome != Reproduced || !strings.HasSuffix(v.Reason, "; timed on A") {
+		t.Errorf("both timed on A: %s (%s), want reproduced, the reason ending \"; timed on A\"", v.Outcome, v.Reason)
+	}
+	high.Hosts = []string{"A", "B"}
+	if v := judge(t, c, low, high); v.Outcome != Open || !strings.Contains(v.Reason, "different machines (A; B)") {
+		t.Errorf("high timed on A and B: %s (%s), want open, naming A and B", v.Outcome, v.Reason)
+	}
+	c.Horizon, c.Seconds = 15000, 0 // a budget of steps does not depend on the machine
+	if v := judge(t, c, low, high); v.Outcome != Reproduced {
+		t.Errorf("on a budget of steps, timed on A and B: %s (%s), want reproduced", v.Outcome, v.Reason)
 	}
 }

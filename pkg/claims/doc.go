@@ -12,7 +12,9 @@
 //     runs.StepSeconds). Every run of the claim is judged there, its log cut at the horizon. A
 //     run short of it (a seed that has neither reached it nor diverged) leaves the claim open,
 //     with the hours it still needs at its measured speed (a run not started or too new to
-//     time, on a budget of seconds: what is left of the budget).
+//     time, on a budget of seconds: what is left of the budget). Seconds are a machine's: a
+//     comparison on a budget of seconds stays open unless all its runs were timed on one
+//     machine, which the verdict names.
 //  2. Final loss. A seed's final loss is the median of its last [FinalK] held-out evaluations at
 //     or before the horizon (+Inf for a seed that diverged); a run's final is the median over its
 //     seeds, reported with the min and max.
@@ -42,8 +44,9 @@
 //     solved line is not counted). Verdicts report it; they are decided at the horizon all the same.
 //
 // A claim is reproduced when every run meets its side of the test, not reproduced when the
-// runs are at the horizon and one does not (or, for a test that compares no runs, as soon as one
-// run at the horizon fails its side: those still short of it cannot change that), open while a
+// runs are at the horizon and one does not (or as soon as a run at the horizon fails its side,
+// its own test or a comparison with a run of the other side also at the horizon: those still
+// short of it cannot change that), open while a
 // run is short of the horizon, and not run when a run has no directory yet. Setting variants and ablations are judged by the same
 // rules into their own table, outside the claims' tally.
 package claims

@@ -129,6 +129,20 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 	if untimed {
 		v.HoursToGo = math.NaN()
 	}
+	// Seconds are a machine's: a comparison in seconds needs its runs timed on one.
+	var hosts []string
+	for _, s := range v.Runs {
+		for _, h := range s.Hosts {
+			if !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	timed := ""
+	if c.Seconds > 0 && len(hosts) > 0 {
+		timed = "; timed on " + strings.Join(hosts, " and ")
+	}
+	mixed := c.Seconds > 0 && c.LearnTest.comparative() && len(hosts) > 1
 	switch {
 	case len(missing) > 0:
 		v.Outcome = NotRun
@@ -137,26 +151,19 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			v.Reason += "; " + HoursText(v.HoursToGo)
 		}
 		return v
-	case len(short) > 0 && !c.LearnTest.comparative():
-		// A run at the horizon that fails its own side decides the claim: the runs still short
-		// of it cannot change that.
-		var failed []string
-		for i := range v.Runs {
-			if s := &v.Runs[i]; !s.Short && s.Test != None {
-				if s.Pass = pass(*s); !s.Pass {
-					failed = append(failed, s.describe())
-				}
-			}
-		}
-		if len(failed) > 0 {
+	case len(short) > 0:
+		if failed := failedAtHorizon(c, v.Runs); len(failed) > 0 && !mixed {
 			v.Outcome, v.HoursToGo, v.ToTrain = NotReproduced, 0, nil
-			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs short of the horizon do: %s)", c.HorizonText(), strings.Join(failed, "; "), strings.Join(short, ", "))
+			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs short of the horizon do: %s)%s", c.HorizonText(), strings.Join(failed, "; "), strings.Join(short, ", "), timed)
 			return v
 		}
-		fallthrough
-	case len(short) > 0:
 		v.Outcome = Open
 		v.Reason = fmt.Sprintf("short of the horizon of %s: %s; %s", c.HorizonText(), strings.Join(short, ", "), HoursText(v.HoursToGo))
+		return v
+	}
+	if mixed {
+		v.Outcome, v.HoursToGo = Open, math.NaN()
+		v.Reason = fmt.Sprintf("a comparison at %s of runs timed on different machines (%s): train them on one", c.HorizonText(), strings.Join(hosts, "; "))
 		return v
 	}
 	// Comparisons: each run of the learn side against each of the fail side.
@@ -192,7 +199,39 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 		v.Outcome = NotReproduced
 		v.Reason = "at " + c.HorizonText() + ": " + strings.Join(failed, "; ")
 	}
+	v.Reason += timed
 	return v
+}
+
+// failedAtHorizon returns, described, the runs at the horizon that fail their side whatever the
+// runs still short of it do, and marks them failed in rs: a run that fails its own test, or, on a
+// comparison, one that fails a comparison with a run of the other side that is at the horizon
+// too (a comparative side passes only when every comparison does, and a comparison of two runs
+// at the horizon is final). The comparisons are kept only in the runs that fail.
+func failedAtHorizon(c Claim, rs []RunStats) []string {
+	var failed []string
+	for i := range rs {
+		s := rs[i]
+		if s.Short || s.Test == None {
+			continue
+		}
+		if c.LearnTest.comparative() {
+			s.Comparisons = nil
+			for _, o := range rs {
+				if o.Fail && !o.Short {
+					s.Comparisons = append(s.Comparisons, compare(c.LearnTest, s, o))
+				}
+			}
+			if len(s.Comparisons) == 0 && !(s.Test == Faster && 2*s.Reached < s.Seeds) {
+				continue // nothing at the horizon to compare with yet
+			}
+		}
+		if s.Pass = pass(s); !s.Pass {
+			rs[i] = s
+			failed = append(failed, s.describe())
+		}
+	}
+	return failed
 }
 
 // measure reads r at c's horizon for test, timing steps to the line on multiples of grid.
@@ -346,7 +385,7 @@ func (s RunStats) describe() string {
 			fmt.Fprintf(&b, " (%d of %d seeds reach the solved line %.4f, median step %s)", s.Reached, s.Seeds, s.Line, medianSteps(s.StepsToLine))
 		}
 		for _, c := range s.Comparisons {
-			fmt.Fprintf(&b, ", against %s (median %s against %s, p = %.3f)", c.Against, c.Medians[0], c.Medians[1], c.P)
+			fmt.Fprintf(&b, ", against %s (median %s against %s, %s)", c.Against, c.Medians[0], c.Medians[1], pText(c.P))
 		}
 	}
 	if s.Falling > 0 {
@@ -356,6 +395,14 @@ func (s RunStats) describe() string {
 		fmt.Fprintf(&b, "; %d of %d diverged", s.Diverged, s.Seeds)
 	}
 	return b.String()
+}
+
+// pText writes a p-value to three decimals, and one that rounds to zero as "p < 0.001".
+func pText(p float64) string {
+	if p < 0.0005 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p = %.3f", p)
 }
 
 func (s RunStats) finalText() string {

@@ -16,14 +16,14 @@ import (
 // Rules are the package doc's rules, as every report prints them in its header.
 func Rules() []string {
 	return []string{
-		"**Horizon.** Every run of a claim is judged at the claim's horizon (a number of steps, or a budget of seconds of training: the steps it buys at the run's measured speed, its replicas at once), its log cut there. A run short of it leaves the claim open, with the hours it still needs at its measured speed (a run not started or too new to time, on a budget of seconds: what is left of the budget).",
+		"**Horizon.** Every run of a claim is judged at the claim's horizon (a number of steps, or a budget of seconds of training: the steps it buys at the run's measured speed, its replicas at once), its log cut there. A run short of it leaves the claim open, with the hours it still needs at its measured speed (a run not started or too new to time, on a budget of seconds: what is left of the budget). Seconds are a machine's: a comparison on a budget of seconds stays open unless all its runs were timed on one machine, which the verdict names.",
 		fmt.Sprintf("**Final loss.** A seed's final loss is the median of its last %d held-out evaluations at or before the horizon (+Inf for a seed that diverged); a run's final is the median over its seeds, with the min and max.", FinalK),
-		fmt.Sprintf("**Levels** (\"go well below the baseline\"). A run is below its line (the memoryless baseline, or the variable-length copy's timing plateau S·ln K/(T + 2S)) when its final median is under (1 − m)·line, m at least %.0f%% and at least three standard errors of that median for a model at the line (one evaluation of N held-out sequences has a relative standard error of CV/√N; CV = %.2f on adding, measured on sampled sequences as derived, so %.1f%% for N = 100 and %.1f%% for N = 1000; 0 on copy, where the memoryless loss is the same on every sequence). A run blows up (\"particularly unstable\") when its final median is over (1 + m)·line, a seed that diverged counting +Inf.", 100*MinMargin, lossCV["adding"], 100*EvalRSE("adding", 100), 100*EvalRSE("adding", 1000)),
+		fmt.Sprintf("**Levels** (\"go well below the baseline\"). A run is below its line (the memoryless baseline, or the variable-length copy's timing plateau S·ln K/(T + 2S)) when its final median is under (1 − m)·line, m = max(%.0f%%, 3·√(π/2)·CV/√(N·seeds)): three standard errors of that median for a model at the line (one evaluation of N held-out sequences has a relative standard error of CV/√N, the median of the seeds' finals √(π/2) times that over √seeds; CV = %.2f on adding, measured on sampled sequences as derived, so m = %.1f%% for N = 100 and 8 seeds and %.0f%% for N = 1000; CV = 0 on copy, where the memoryless loss is the same on every sequence). A run blows up (\"particularly unstable\") when its final median is over (1 + m)·line, a seed that diverged counting +Inf.", 100*MinMargin, lossCV["adding"], 100*Margin("adding", 100, 8), 100*Margin("adding", 1000, 8)),
 		"**Thresholds** (\"solves\", \"perfect performance\", \"never able to find the solution\"). A run solves the task when its final median is under the solved line (a tenth of the reference on copy, an MSE of 0.01 on adding). A run said never to solve it fails that when any of its seeds reaches the line by the horizon (rule of speed below).",
 		fmt.Sprintf("**Speed** (\"efficiently\", \"only after a very long time\"). A seed's steps to the line are the first evaluation step where the median of its last %d evaluations (all so far, when fewer) is under the solved line, on the evaluation steps all the compared runs share, censored at the horizon (a horizon in steps). Faster means: the fast runs reach the line in at least half their seeds, and a one-sided Mann–Whitney test over the seeds (censored times tied after every observed one: Gehan's test) gives p < %g against each slow run.", FinalK, Alpha),
 		fmt.Sprintf("**Comparisons** of levels (\"achieves lower error\") and accuracies compare the seeds' finals by the same one-sided test at α = %g.", Alpha),
 		fmt.Sprintf("**Trend.** A seed is still falling when the Theil–Sen slope of its log-loss over the second half of the judged window (the median of pairwise slopes, which a spike cannot move) takes more than %.0f%% off its loss across that half (a seed already under the solved line is not counted). Reported; the verdict is still decided at the horizon.", 100*FallingDrop),
-		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not (for a test that compares no runs, as soon as one run at the horizon fails its side, whatever the runs still short of it do), **open** while a run is short of the horizon, and **not run** while a run has no directory.",
+		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not (or earlier, whatever the runs still short of it do, as soon as a run at the horizon fails its side: its own test, or a comparison with a run of the other side that is at the horizon too), **open** while a run is short of the horizon, and **not run** while a run has no directory.",
 	}
 }
 
@@ -127,6 +127,12 @@ func (s RunStats) cell() string {
 		side = "fail"
 	}
 	text := fmt.Sprintf("%s (said to %s): %d seeds, %d of %d steps", s.Name, side, s.Seeds, min(s.Steps, s.StepsJudged), s.StepsJudged)
+	switch {
+	case s.Diverged > 0 && s.Diverged == s.Seeds: // no seed is at a step: each ended when it diverged
+		text = fmt.Sprintf("%s (said to %s): %d seeds, all diverged", s.Name, side, s.Seeds)
+	case s.Diverged > 0:
+		text += fmt.Sprintf(" (%d of %d seeds diverged)", s.Diverged, s.Seeds)
+	}
 	if !math.IsNaN(s.FinalMedian) {
 		text += fmt.Sprintf(", final %s", s.finalText())
 		var accs []float64 // of the seeds that did not diverge (a diverged seed's is 0, whatever the task)
