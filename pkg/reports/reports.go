@@ -214,7 +214,7 @@ func lines(w io.Writer, text ...string) {
 func (r report) verdicts(vs []claims.Verdict) ([]byte, error) {
 	var w bytes.Buffer
 	lines(&w,
-		"# Verdicts: the papers' claims against 8 seeds",
+		"# Verdicts: the papers' claims against the seeds of their runs",
 		"",
 		fmt.Sprintf("Written by `longmemory reports` from the run directories under `%s` (each replica's run.json and log.gz)", r.Runs),
 		"as `longmemory verdict -json docs/verdicts.json -variants docs/variants.tsv docs/claims.tsv` would: the claims of docs/claims.tsv,",

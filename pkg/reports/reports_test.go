@@ -179,7 +179,7 @@ func TestWrite(t *testing.T) {
 	}
 	want := map[string][]string{
 		Verdicts: {
-			"# Verdicts: the papers' claims against 8 seeds",
+			"# Verdicts: the papers' claims against the seeds of their runs",
 			"Written by `longmemory reports` from the run directories under `" + fixture.runs + "`",
 			"The rules (pkg/claims):", "| c1 Paper §1: \"a solves copy\" | solves, 6 steps |",
 			"Of 1 claims:",
