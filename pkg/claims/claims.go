@@ -19,6 +19,9 @@ const (
 	FinalK = runs.EvalWindow
 	// Alpha is the level of the one-sided rank tests of speed, level and accuracy comparisons.
 	Alpha = 0.05
+	// FasterRatio is how many times the fast side's median steps to the solved line the slow
+	// side's must be ("only after a very long time, or not at all"), beside the rank test.
+	FasterRatio = 2.0
 	// MinMargin is the least relative margin under a line that counts as below it ("well below
 	// the baseline").
 	MinMargin = 0.10

@@ -284,6 +284,13 @@ func TestFaster(t *testing.T) {
 	if v.Runs[1].Reached != 8 {
 		t.Errorf("the slow run reached the line in %d of 8 seeds, want 8", v.Runs[1].Reached)
 	}
+	// Faster by 1.2 times, however sure (every fast seed before every slow one), is not "only
+	// after a very long time".
+	near := synth("near", "adding", 1.0/6, 100, eight(at(6000))...)
+	v = judge(t, claim(Faster, []string{"nearfast"}, None, []string{"near"}, 10000), synth("nearfast", "adding", 1.0/6, 100, eight(at(5000))...), near)
+	if c := v.Runs[0].Comparisons[0]; v.Outcome != NotReproduced || !(c.P < Alpha) || !(c.Ratio > 1.1 && c.Ratio < 1.3) || !strings.Contains(v.Reason, "1.2 times as many") {
+		t.Errorf("every seed faster, 1.2 times: %s (%s), want not reproduced at p < %g and a ratio of 1.2", v.Outcome, v.Reason, Alpha)
+	}
 	same := synth("same", "adding", 1.0/6, 100, eight(at(2000))...)
 	if v := judge(t, claim(Faster, []string{"fast"}, None, []string{"same"}, 10000), fast, same); v.Outcome != NotReproduced {
 		t.Errorf("the same speed: %s (%s), want not reproduced", v.Outcome, v.Reason)

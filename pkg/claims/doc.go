@@ -35,7 +35,8 @@
 //     A horizon in steps is required: runs cut at different steps share no censoring time. Faster means: the runs that should be fast reach the line in at least half
 //     their seeds, and a one-sided Mann–Whitney test over the seeds (censored times tied with each
 //     other and after every observed time: Gehan's form of the test) gives p < [Alpha] against
-//     each slow run.
+//     each slow run, whose median steps to the line are also at least [FasterRatio] times the fast
+//     run's (or not reached: "only after a very long time, or not at all").
 //  6. Comparisons of levels ("achieves lower error") and of accuracies compare the seeds' finals
 //     (rule 2) by the same one-sided test at [Alpha].
 //  7. Trend. A seed is still falling when the Theil–Sen slope of its log-loss over the second

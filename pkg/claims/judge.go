@@ -72,6 +72,9 @@ type Comparison struct {
 	Against string
 	Test    string // what was compared, in words
 	U, P    float64
+	// Ratio is, for speed, the other run's median steps to the line over this one's (+Inf when
+	// the other's median is not reached).
+	Ratio float64
 	// Medians are the two runs' medians of what was compared, in words (for speed: the median
 	// steps to the line, "not reached" when censored).
 	Medians [2]string
@@ -314,7 +317,7 @@ func pass(s RunStats) bool {
 			return false
 		}
 		for _, c := range s.Comparisons {
-			if !(c.P < Alpha) {
+			if !(c.P < Alpha) || s.Test == Faster && !(c.Ratio >= FasterRatio) {
 				return false
 			}
 		}
@@ -356,6 +359,7 @@ func compare(t Test, a, b RunStats) Comparison {
 	switch t {
 	case Faster:
 		c.Medians = [2]string{medianSteps(a.StepsToLine), medianSteps(b.StepsToLine)}
+		c.Ratio = runs.Median(y) / runs.Median(x)
 	case Lower:
 		c.Medians = [2]string{fmt.Sprintf("%.4f", a.FinalMedian), fmt.Sprintf("%.4f", b.FinalMedian)}
 	case MoreAccurate:
@@ -385,7 +389,11 @@ func (s RunStats) describe() string {
 			fmt.Fprintf(&b, " (%d of %d seeds reach the solved line %.4f, median step %s)", s.Reached, s.Seeds, s.Line, medianSteps(s.StepsToLine))
 		}
 		for _, c := range s.Comparisons {
-			fmt.Fprintf(&b, ", against %s (median %s against %s, %s)", c.Against, c.Medians[0], c.Medians[1], pText(c.P))
+			ratio := ""
+			if s.Test == Faster && !math.IsNaN(c.Ratio) && !math.IsInf(c.Ratio, 0) {
+				ratio = fmt.Sprintf(", %.1f times as many", c.Ratio)
+			}
+			fmt.Fprintf(&b, ", against %s (median %s against %s%s, %s)", c.Against, c.Medians[0], c.Medians[1], ratio, pText(c.P))
 		}
 	}
 	if s.Falling > 0 {
