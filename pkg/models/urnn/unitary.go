@@ -1,6 +1,7 @@
 package urnn
 
 import (
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/urnn-notebooks/longmemory/pkg/models/rnn"
@@ -21,9 +22,10 @@ type unitary struct {
 	V      *Node // the input matrix [In, 2n]
 
 	// FourStep (see fourStep):
-	p1, q1 *Node               // R_{u1}, u1 = D1* F⁻¹ v1, on states: u − (u·p1ᵀ)·q1 ([2, 2n] each, q1 = 2p1)
-	p2t    *Node               // p2ᵀ, [2, 2n]
-	m2     *Node               // [−q2; V], [2+In, 2n]: R_{D3 v2} u + V x = u + [u·p2 | x]·m2
+	p1, q1 *Node               // R_{u1}, u1 = D1* F⁻¹ v1, on states: u − (u·p1ᵀ)·q1 ([4, 2n] each, q1 = 2p1; padRows)
+	p2t    *Node               // p2ᵀ, [4, 2n] (padRows)
+	m2     *Node               // [−q2; 0; V; 0], [4+In+pad, 2n]: R_{D3 v2} u + V x = u + [u·p2t | x | 0]·m2 (padRows)
+	xPad   map[int]*Node       // the zeros [b, pad] after x, by batch size b
 	dc, ds [3]*Node            // D_k as x ↦ x⊙dc + swap(x⊙ds): D1, D3 on states [1, 2, n], D2 on SQ [n2, 2, n1, 1]
 	gather [2]*Node            // Π from SF to SQ and Π* from SQ to SQ, row indices [2n, 1]
 	dcB    map[int][6]*Node    // dc and ds broadcast to the states' or the spectrum's shape, by batch size
@@ -43,7 +45,7 @@ func cmul(ar, ai, br, bi *Node) (re, im *Node) {
 var testImpls map[Impl]func(u *unitary, like *Node) func(h *Node) *Node
 
 func newUnitary(n int, theta, reflection, V *Node, perm []int, impl Impl) *unitary {
-	u := &unitary{n: n, impl: impl, fs: newFourStep(n), perm: perm, V: V, dcB: map[int][6]*Node{}}
+	u := &unitary{n: n, impl: impl, fs: newFourStep(n), perm: perm, V: V, dcB: map[int][6]*Node{}, xPad: map[int]*Node{}}
 	for k := range 3 {
 		t := Squeeze(SliceAxis(theta, 0, AxisElem(k)), 0)
 		u.d[k] = diag{Cos(t), Sin(t)}
@@ -67,10 +69,10 @@ func newUnitary(n int, theta, reflection, V *Node, perm []int, impl Impl) *unita
 		w := fs.dft(Reshape(Concatenate([]*Node{u.v[0][0], u.v[0][1]}, 0), 1, 2*n), true)
 		wr, wi := split(w)
 		u1r, u1i := cmul(Squeeze(wr, 0), Squeeze(wi, 0), u.d[0].cos, Neg(u.d[0].sin))
-		u.p1 = Transpose(reflectionRows(u1r, u1i), 0, 1)
+		u.p1 = padRows(Transpose(reflectionRows(u1r, u1i), 0, 1))
 		u.q1 = MulScalar(u.p1, 2)
-		u.p2t = Transpose(u.p2, 0, 1)
-		u.m2 = Concatenate([]*Node{Neg(u.q2), V}, 0)
+		u.p2t = padRows(Transpose(u.p2, 0, 1))
+		u.m2 = padRows(Concatenate([]*Node{padRows(Neg(u.q2)), V}, 0))
 		// D x = x⊙[cos θ; cos θ] + swap(x⊙[sin θ; −sin θ]), swap exchanging Re and Im.
 		for k := range 3 {
 			c, s := u.d[k].cos, u.d[k].sin
@@ -178,12 +180,16 @@ func (u *unitary) fourStep(h, x *Node) *Node {
 	y = withAdjoint(y, func(z *Node) *Node { return fs.inverse(fs.toFirst(z)) }, // F⁻¹
 		func(v *Node) *Node { return fs.toQ(fs.forward(v)) }) // F
 	y = diagonal(y, d[4], d[5], 1, b, 2, n)                  // D3
-	s2 := DotGeneral(y, []int{1}, nil, u.p2t, []int{1}, nil) // [b, 2]
+	s2 := DotGeneral(y, []int{1}, nil, u.p2t, []int{1}, nil) // [b, 4]
 	m := u.m2
 	if x != nil {
-		s2 = Concatenate([]*Node{s2, x}, 1)
+		parts := []*Node{s2, x}
+		if pad := u.inputPad(b); pad != nil {
+			parts = append(parts, pad)
+		}
+		s2 = Concatenate(parts, 1)
 	} else {
-		m = SliceAxis(m, 0, AxisRange(0, 2))
+		m = SliceAxis(m, 0, AxisRange(0, 4))
 	}
 	return Add(y, MatMul(s2, m)) // R_{D3 v2} y + V x
 }
@@ -229,6 +235,33 @@ func withAdjoint(x *Node, f, fT func(*Node) *Node) *Node {
 		return Reshape(fT(v), dims...)
 	})
 	return Add(y, carrier)
+}
+
+// padRows returns the rows of x [r, m] followed by rows of zeros up to a multiple of 4. The
+// products of the states with such rows, [b, r], and of their gradients, are then products
+// that the Go backend's small matmul kernels compute in whole tiles of 4 rows or columns; rows
+// left over from the tiles they take one scalar at a time. The zero rows change no sum.
+func padRows(x *Node) *Node {
+	r, m := x.Shape().Dim(0), x.Shape().Dim(1)
+	if r%4 == 0 {
+		return x
+	}
+	return Concatenate([]*Node{x, Zeros(x.Graph(), shapes.Make(x.DType(), 4-r%4, m))}, 0)
+}
+
+// inputPad returns the zeros [b, pad] that follow the inputs x in the rows m2 multiplies, nil
+// for pad = 0 (made once per graph and b).
+func (u *unitary) inputPad(b int) *Node {
+	pad := u.m2.Shape().Dim(0) - 4 - u.V.Shape().Dim(0)
+	if pad == 0 {
+		return nil
+	}
+	z, ok := u.xPad[b]
+	if !ok {
+		z = Zeros(u.m2.Graph(), shapes.Make(u.m2.DType(), b, pad))
+		u.xPad[b] = z
+	}
+	return z
 }
 
 // reflect returns u − (u·p)·q for states u [batch, 2n], p [2n, 2], q = 2pᵀ.
