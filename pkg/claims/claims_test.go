@@ -291,6 +291,18 @@ func TestFaster(t *testing.T) {
 	if c := v.Runs[0].Comparisons[0]; v.Outcome != NotReproduced || !(c.P < Alpha) || !(c.Ratio > 1.1 && c.Ratio < 1.3) || !strings.Contains(v.Reason, "1.2 times as many") {
 		t.Errorf("every seed faster, 1.2 times: %s (%s), want not reproduced at p < %g and a ratio of 1.2", v.Outcome, v.Reason, Alpha)
 	}
+	// Half the fast seeds reach the line, none of the slow ones: both medians are censored, the
+	// slow one's too, so the size condition holds (not reached) and the rank test decides.
+	half := synth("half", "adding", 1.0/6, 100, eight(func(s int) curve {
+		if s < 4 {
+			return at(2000)(s)
+		}
+		return flat(0.17)(s)
+	})...)
+	none := synth("never8", "adding", 1.0/6, 100, eight(flat(0.17))...)
+	if v := judge(t, claim(Faster, []string{"half"}, None, []string{"never8"}, 5000), half, none); v.Outcome != Reproduced || !math.IsInf(v.Runs[0].Comparisons[0].Ratio, 1) {
+		t.Errorf("4 of 8 against 0 of 8: %s (%s), want reproduced with a ratio of +Inf", v.Outcome, v.Reason)
+	}
 	same := synth("same", "adding", 1.0/6, 100, eight(at(2000))...)
 	if v := judge(t, claim(Faster, []string{"fast"}, None, []string{"same"}, 10000), fast, same); v.Outcome != NotReproduced {
 		t.Errorf("the same speed: %s (%s), want not reproduced", v.Outcome, v.Reason)
@@ -596,8 +608,23 @@ func TestSecondsHosts(t *testing.T) {
 		t.Errorf("both timed on A: %s (%s), want reproduced, the reason ending \"; timed on A\"", v.Outcome, v.Reason)
 	}
 	high.Hosts = []string{"A", "B"}
-	if v := judge(t, c, low, high); v.Outcome != Open || !strings.Contains(v.Reason, "different machines (A; B)") {
-		t.Errorf("high timed on A and B: %s (%s), want open, naming A and B", v.Outcome, v.Reason)
+	v := judge(t, c, low, high)
+	if v.Outcome != Open || !strings.Contains(v.Reason, "low on A against high on A and B") || len(v.ToTrain) != 0 {
+		t.Errorf("high timed on A and B: %s (%s), to train %q; want open, naming the pair and its machines, nothing to train", v.Outcome, v.Reason, v.ToTrain)
+	}
+	var report strings.Builder
+	WriteReport(&report, []Verdict{v}, false)
+	if !strings.Contains(report.String(), "- c: at 1000 s of training, comparisons of runs timed on two machines") || strings.Contains(report.String(), "-only  docs") {
+		t.Errorf("the report's line for the claim open on two machines:\n%s", report.String())
+	}
+	// A failing comparison of two runs on one machine decides, whatever a pair on two machines
+	// would: low is not lower than lowA (both on A); lowB, on B, is not compared with it.
+	lowA, lowB := synth("lowA", "copy", 0.17, 100, eight(level(0.0001))...), synth("lowB", "copy", 0.17, 100, eight(level(0.0001))...)
+	lowA.Hosts, lowB.Hosts = []string{"A"}, []string{"B"}
+	c2 := claim(Lower, []string{"low"}, None, []string{"lowA", "lowB"}, 0)
+	c2.Horizon, c2.Seconds = 0, 1000
+	if v := judge(t, c2, low, lowA, lowB); v.Outcome != NotReproduced || !strings.Contains(v.Reason, "against lowA") || strings.Contains(v.Reason, "against lowB") {
+		t.Errorf("not lower than a run on its machine: %s (%s), want not reproduced against lowA alone", v.Outcome, v.Reason)
 	}
 	c.Horizon, c.Seconds = 15000, 0 // a budget of steps does not depend on the machine
 	if v := judge(t, c, low, high); v.Outcome != Reproduced {

@@ -12,9 +12,10 @@
 //     runs.StepSeconds). Every run of the claim is judged there, its log cut at the horizon. A
 //     run short of it (a seed that has neither reached it nor diverged) leaves the claim open,
 //     with the hours it still needs at its measured speed (a run not started or too new to
-//     time, on a budget of seconds: what is left of the budget). Seconds are a machine's: a
-//     comparison on a budget of seconds stays open unless all its runs were timed on one
-//     machine, which the verdict names.
+//     time, on a budget of seconds: what is left of the budget). Seconds are a machine's: on a
+//     budget of seconds, a rank comparison (rules 5 and 6) counts only between two runs timed
+//     on one machine; a claim whose comparisons are otherwise passed stays open while one pair
+//     was timed on two. The verdict names the machines.
 //  2. Final loss. A seed's final loss is the median of its last [FinalK] held-out evaluations at
 //     or before the horizon (+Inf for a seed that diverged); a run's final is the median over its
 //     seeds, reported with the min and max.

@@ -72,8 +72,8 @@ type Comparison struct {
 	Against string
 	Test    string // what was compared, in words
 	U, P    float64
-	// Ratio is, for speed, the other run's median steps to the line over this one's (+Inf when
-	// the other's median is not reached).
+	// Ratio is, for speed, the other run's median steps to the line over this one's: +Inf when
+	// the other's median seed has not reached it, 0 when only this one's has not.
 	Ratio float64
 	// Medians are the two runs' medians of what was compared, in words (for speed: the median
 	// steps to the line, "not reached" when censored).
@@ -132,20 +132,14 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 	if untimed {
 		v.HoursToGo = math.NaN()
 	}
-	// Seconds are a machine's: a comparison in seconds needs its runs timed on one.
 	var hosts []string
 	for _, s := range v.Runs {
-		for _, h := range s.Hosts {
-			if !slices.Contains(hosts, h) {
-				hosts = append(hosts, h)
-			}
-		}
+		hosts = union(hosts, s.Hosts)
 	}
 	timed := ""
 	if c.Seconds > 0 && len(hosts) > 0 {
 		timed = "; timed on " + strings.Join(hosts, " and ")
 	}
-	mixed := c.Seconds > 0 && c.LearnTest.comparative() && len(hosts) > 1
 	switch {
 	case len(missing) > 0:
 		v.Outcome = NotRun
@@ -155,7 +149,7 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 		}
 		return v
 	case len(short) > 0:
-		if failed := failedAtHorizon(c, v.Runs); len(failed) > 0 && !mixed {
+		if failed := failedAtHorizon(c, v.Runs); len(failed) > 0 {
 			v.Outcome, v.HoursToGo, v.ToTrain = NotReproduced, 0, nil
 			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs short of the horizon do: %s)%s", c.HorizonText(), strings.Join(failed, "; "), strings.Join(short, ", "), timed)
 			return v
@@ -164,21 +158,23 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 		v.Reason = fmt.Sprintf("short of the horizon of %s: %s; %s", c.HorizonText(), strings.Join(short, ", "), HoursText(v.HoursToGo))
 		return v
 	}
-	if mixed {
-		v.Outcome, v.HoursToGo = Open, math.NaN()
-		v.Reason = fmt.Sprintf("a comparison at %s of runs timed on different machines (%s): train them on one", c.HorizonText(), strings.Join(hosts, "; "))
-		return v
-	}
-	// Comparisons: each run of the learn side against each of the fail side.
+	// Comparisons: each run of the learn side against each of the fail side timed on its
+	// machine (mixed: the pairs that were not).
+	var mixed []string
 	if c.LearnTest.comparative() {
 		for i := range v.Runs {
 			if v.Runs[i].Fail {
 				continue
 			}
 			for j := range v.Runs {
-				if v.Runs[j].Fail {
-					v.Runs[i].Comparisons = append(v.Runs[i].Comparisons, compare(c.LearnTest, v.Runs[i], v.Runs[j]))
+				if !v.Runs[j].Fail {
+					continue
 				}
+				if c.twoMachines(v.Runs[i], v.Runs[j]) {
+					mixed = append(mixed, fmt.Sprintf("%s on %s against %s on %s", v.Runs[i].Name, strings.Join(v.Runs[i].Hosts, " and "), v.Runs[j].Name, strings.Join(v.Runs[j].Hosts, " and ")))
+					continue
+				}
+				v.Runs[i].Comparisons = append(v.Runs[i].Comparisons, compare(c.LearnTest, v.Runs[i], v.Runs[j]))
 			}
 		}
 	}
@@ -195,10 +191,15 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			failed = append(failed, s.describe())
 		}
 	}
-	if len(failed) == 0 {
+	switch {
+	case len(failed) == 0 && len(mixed) > 0:
+		v.Outcome, v.HoursToGo = Open, math.NaN()
+		v.Reason = fmt.Sprintf("at %s, comparisons of runs timed on two machines, which seconds cannot decide: %s; train them on one", c.HorizonText(), strings.Join(mixed, "; "))
+		return v
+	case len(failed) == 0:
 		v.Outcome = Reproduced
 		v.Reason = "at " + c.HorizonText() + ": " + strings.Join(passed, "; ")
-	} else {
+	default:
 		v.Outcome = NotReproduced
 		v.Reason = "at " + c.HorizonText() + ": " + strings.Join(failed, "; ")
 	}
@@ -209,8 +210,9 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 // failedAtHorizon returns, described, the runs at the horizon that fail their side whatever the
 // runs still short of it do, and marks them failed in rs: a run that fails its own test, or, on a
 // comparison, one that fails a comparison with a run of the other side that is at the horizon
-// too (a comparative side passes only when every comparison does, and a comparison of two runs
-// at the horizon is final). The comparisons are kept only in the runs that fail.
+// too and timed on its machine (a comparative side passes only when every comparison does, and
+// a comparison of two runs at the horizon is final). The comparisons are kept only in the runs
+// that fail.
 func failedAtHorizon(c Claim, rs []RunStats) []string {
 	var failed []string
 	for i := range rs {
@@ -218,23 +220,43 @@ func failedAtHorizon(c Claim, rs []RunStats) []string {
 		if s.Short || s.Test == None {
 			continue
 		}
-		if c.LearnTest.comparative() {
-			s.Comparisons = nil
-			for _, o := range rs {
-				if o.Fail && !o.Short {
-					s.Comparisons = append(s.Comparisons, compare(c.LearnTest, s, o))
-				}
+		if !c.LearnTest.comparative() {
+			rs[i].Pass = pass(s)
+			if !rs[i].Pass {
+				failed = append(failed, s.describe())
 			}
-			if len(s.Comparisons) == 0 && !(s.Test == Faster && 2*s.Reached < s.Seeds) {
-				continue // nothing at the horizon to compare with yet
+			continue
+		}
+		s.Comparisons = nil
+		for _, o := range rs {
+			if o.Fail && !o.Short && !c.twoMachines(s, o) {
+				s.Comparisons = append(s.Comparisons, compare(c.LearnTest, s, o))
 			}
 		}
 		if s.Pass = pass(s); !s.Pass {
 			rs[i] = s
 			failed = append(failed, s.describe())
+		} else {
+			rs[i].Pass = true // its comparisons so far are not kept: the others may add to them
 		}
 	}
 	return failed
+}
+
+// twoMachines reports whether c compares in seconds runs a and b that were not both timed on
+// one machine (rule 1).
+func (c Claim) twoMachines(a, b RunStats) bool {
+	return c.Seconds > 0 && len(union(a.Hosts, b.Hosts)) > 1
+}
+
+// union returns a with the elements of b it lacks appended.
+func union(a, b []string) []string {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			a = append(a, x)
+		}
+	}
+	return a
 }
 
 // measure reads r at c's horizon for test, timing steps to the line on multiples of grid.
@@ -321,7 +343,7 @@ func pass(s RunStats) bool {
 				return false
 			}
 		}
-		return len(s.Comparisons) > 0
+		return true
 	}
 	return true
 }
@@ -359,7 +381,14 @@ func compare(t Test, a, b RunStats) Comparison {
 	switch t {
 	case Faster:
 		c.Medians = [2]string{medianSteps(a.StepsToLine), medianSteps(b.StepsToLine)}
-		c.Ratio = runs.Median(y) / runs.Median(x)
+		switch slow, fast := runs.Median(y), runs.Median(x); {
+		case math.IsInf(slow, 1): // the slow run's median seed has not reached the line
+			c.Ratio = math.Inf(1)
+		case math.IsInf(fast, 1):
+			c.Ratio = 0
+		default:
+			c.Ratio = slow / fast
+		}
 	case Lower:
 		c.Medians = [2]string{fmt.Sprintf("%.4f", a.FinalMedian), fmt.Sprintf("%.4f", b.FinalMedian)}
 	case MoreAccurate:

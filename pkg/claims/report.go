@@ -16,7 +16,7 @@ import (
 // Rules are the package doc's rules, as every report prints them in its header.
 func Rules() []string {
 	return []string{
-		"**Horizon.** Every run of a claim is judged at the claim's horizon (a number of steps, or a budget of seconds of training: the steps it buys at the run's measured speed, its replicas at once), its log cut there. A run short of it leaves the claim open, with the hours it still needs at its measured speed (a run not started or too new to time, on a budget of seconds: what is left of the budget). Seconds are a machine's: a comparison on a budget of seconds stays open unless all its runs were timed on one machine, which the verdict names.",
+		"**Horizon.** Every run of a claim is judged at the claim's horizon (a number of steps, or a budget of seconds of training: the steps it buys at the run's measured speed, its replicas at once), its log cut there. A run short of it leaves the claim open, with the hours it still needs at its measured speed (a run not started or too new to time, on a budget of seconds: what is left of the budget). Seconds are a machine's: on a budget of seconds, a rank comparison (rules below) counts only between two runs timed on one machine; a claim whose comparisons are otherwise passed stays open while one pair was timed on two. The verdict names the machines.",
 		fmt.Sprintf("**Final loss.** A seed's final loss is the median of its last %d held-out evaluations at or before the horizon (+Inf for a seed that diverged); a run's final is the median over its seeds, with the min and max.", FinalK),
 		fmt.Sprintf("**Levels** (\"go well below the baseline\"). A run is below its line (the memoryless baseline, or the variable-length copy's timing plateau S·ln K/(T + 2S)) when its final median is under (1 − m)·line, m = max(%.0f%%, 3·√(π/2)·CV/√(N·seeds)): three standard errors of that median for a model at the line (one evaluation of N held-out sequences has a relative standard error of CV/√N, the median of the seeds' finals √(π/2) times that over √seeds; CV = %.2f on adding, measured on sampled sequences as derived, so m = %.1f%% for N = 100 and 8 seeds and %.0f%% for N = 1000; CV = 0 on copy, where the memoryless loss is the same on every sequence). A run blows up (\"particularly unstable\") when its final median is over (1 + m)·line, a seed that diverged counting +Inf.", 100*MinMargin, lossCV["adding"], 100*Margin("adding", 100, 8), 100*Margin("adding", 1000, 8)),
 		"**Thresholds** (\"solves\", \"perfect performance\", \"never able to find the solution\"). A run solves the task when its final median is under the solved line (a tenth of the reference on copy, an MSE of 0.01 on adding). A run said never to solve it fails that when any of its seeds reaches the line by the horizon (rule of speed below).",
@@ -102,6 +102,10 @@ func WriteReport(w io.Writer, vs []Verdict, rules bool) {
 			if v.Outcome == NotRun && math.IsNaN(v.HoursToGo) {
 				hours = "not run yet, its time not measured"
 			}
+			if len(v.ToTrain) == 0 { // at the horizon, but not decidable as they stand (timed on different machines)
+				fmt.Fprintf(w, "- %s: %s\n", v.Claim.ID, v.Reason)
+				continue
+			}
 			fmt.Fprintf(w, "- %s: %s; `longmemory sweep -only %s docs/runs.tsv`\n", v.Claim.ID, hours, strings.Join(v.ToTrain, ","))
 		}
 	}
@@ -166,6 +170,7 @@ type jsonVerdicts struct {
 	Alpha       float64       `json:"alpha"`
 	MinMargin   float64       `json:"min_margin"`
 	FallingDrop float64       `json:"falling_drop"`
+	FasterRatio float64       `json:"faster_ratio"`
 	Rules       []string      `json:"rules"`
 	Claims      []jsonVerdict `json:"claims"`
 	Variants    []jsonVerdict `json:"variants"`
@@ -203,10 +208,11 @@ type jsonRun struct {
 }
 
 type jsonComp struct {
-	Against string  `json:"against"`
-	Test    string  `json:"test"`
-	U       float64 `json:"u"`
-	PValue  float64 `json:"p_value"`
+	Against string   `json:"against"`
+	Test    string   `json:"test"`
+	U       float64  `json:"u"`
+	PValue  float64  `json:"p_value"`
+	Ratio   *float64 `json:"ratio,omitempty"` // speed: the other run's median steps to the line over this one's (null: not reached)
 }
 
 // num is v for JSON: null when NaN or infinite (a diverged run's final).
@@ -241,7 +247,7 @@ func toJSON(vs []Verdict) []jsonVerdict {
 				}
 			}
 			for _, c := range s.Comparisons {
-				r.Comparisons = append(r.Comparisons, jsonComp{Against: c.Against, Test: c.Test, U: c.U, PValue: c.P})
+				r.Comparisons = append(r.Comparisons, jsonComp{Against: c.Against, Test: c.Test, U: c.U, PValue: c.P, Ratio: num(c.Ratio)})
 			}
 			j.Runs = append(j.Runs, r)
 		}
@@ -256,6 +262,6 @@ func WriteJSON(w io.Writer, claims, variants []Verdict) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(jsonVerdicts{FinalK: FinalK, Alpha: Alpha, MinMargin: MinMargin, FallingDrop: FallingDrop,
+	return enc.Encode(jsonVerdicts{FinalK: FinalK, Alpha: Alpha, MinMargin: MinMargin, FallingDrop: FallingDrop, FasterRatio: FasterRatio,
 		Rules: Rules(), Claims: toJSON(claims), Variants: toJSON(variants)})
 }
