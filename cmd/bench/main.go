@@ -15,9 +15,9 @@
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
 //	bench -one lru-deep:64:copy:10000:scan [-steps 2] [-cpuprofile f] [-eval-batch 100] [-block 32]
 //
-// The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, T/2
-// up to 1000, 128 steps beyond; the whole sequence for a "scan" configuration) unless -chunk
-// sets one for every configuration.
+// The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, and
+// up to 1000 for a model of small state, T/2 up to 1000 for the others, 128 steps beyond; the
+// whole sequence for a "scan" configuration) unless -chunk sets one for every configuration.
 package main
 
 import (
@@ -116,7 +116,7 @@ func main() {
 		strings.Join(experiments.Kinds, "|")+" (PyTorch reference: "+strings.Join(slices.Sorted(maps.Keys(torchModels)), "|")+"), task in copy|adding")
 	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
 	longSteps := flag.Int("long-steps", 2, "timed steps for configurations with T > 500 (they take seconds per step)")
-	chunk := flag.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph; -1: the presets' experiments.ChunkFor(T), 0 with scan)")
+	chunk := flag.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph; -1: the presets' experiments.ChunkFor, 0 with scan)")
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "bench/torch_reference.py", "PyTorch reference script, run by /usr/bin/python3 ('' to skip)")
 	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
@@ -301,7 +301,11 @@ func measure(cfg string, steps, chunk, evalBatch int) (Result, error) {
 		return Result{}, err
 	}
 	if chunk < 0 {
-		chunk = experiments.ChunkFor(p.Task.T)
+		state, err := p.Model.State()
+		if err != nil {
+			return Result{}, err
+		}
+		chunk = experiments.ChunkFor(p.Task.T, state)
 		if p.Train.Scan {
 			chunk = 0 // the filter's graph hardly grows with T, its memory is the inputs' and outputs' (package scan)
 		}

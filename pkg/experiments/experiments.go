@@ -691,7 +691,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("arjovsky/copy-T%d/%s-%d", T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.1, copy T=%d", T),
 				Model: m, Task: Task{Kind: "copy", T: T},
-				Train: train.Config{Steps: 3000, Batch: 20, Chunk: ChunkFor(T), Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: 3000, Batch: 20, Chunk: chunkFor(T, m), Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -702,7 +702,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("arjovsky/adding-T%d/%s-%d", T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("Arjovsky et al. 2016 §4.2, adding T=%d", T),
 				Model: m, Task: Task{Kind: "adding", T: T},
-				Train: train.Config{Steps: 10000, Batch: 20, Chunk: ChunkFor(T), Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: 10000, Batch: 20, Chunk: chunkFor(T, m), Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -713,7 +713,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("arjovsky/%s/%s-%d", kind, m.Kind, m.Hidden),
 				Paper: "Arjovsky et al. 2016 §4.3, pixel-by-pixel " + map[string]string{"mnist": "MNIST", "pmnist": "permuted MNIST"}[kind],
 				Model: m, Task: Task{Kind: kind},
-				Train: train.Config{Steps: 20000, Batch: 20, Chunk: ChunkFor(tasks.MNISTPixels), Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: 20000, Batch: 20, Chunk: chunkFor(tasks.MNISTPixels, m), Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -755,7 +755,7 @@ func Presets() []Preset {
 				Name:  fmt.Sprintf("successors/%s-T%d/%s-%d", tk.kind, tk.T, m.Kind, m.Hidden),
 				Paper: fmt.Sprintf("after the uRNN: %s T=%d at Arjovsky et al. 2016 §4's settings", tk.kind, tk.T),
 				Model: m, Task: Task{Kind: tk.kind, T: tk.T},
-				Train: train.Config{Steps: tk.steps, Batch: 20, Chunk: ChunkFor(tk.T), Optimizer: arjovskyOptimizer(m.Kind)},
+				Train: train.Config{Steps: tk.steps, Batch: 20, Chunk: chunkFor(tk.T, m), Optimizer: arjovskyOptimizer(m.Kind)},
 			})
 		}
 	}
@@ -773,7 +773,7 @@ func Presets() []Preset {
 			Name:  fmt.Sprintf("dropout/adding-T100/%s-%d%s", m.Kind, m.Hidden, d.suffix),
 			Paper: "Galvan 2015 §2.2.5 (Zaremba et al. 2014): dropout, adding T=100 at Arjovsky et al. 2016 §4's settings",
 			Model: m, Task: Task{Kind: "adding", T: 100},
-			Train: train.Config{Steps: 10000, Batch: 20, Chunk: ChunkFor(100), Optimizer: arjovskyOptimizer(m.Kind)},
+			Train: train.Config{Steps: 10000, Batch: 20, Chunk: chunkFor(100, m), Optimizer: arjovskyOptimizer(m.Kind)},
 		})
 	}
 	// Galvan §2.1.4 (Chung et al. 2015): the gated-feedback RNN against a stack of the same
@@ -942,31 +942,65 @@ const (
 var lruAdamW = train.AdamW{LR: 1e-3, WeightDecay: 0.05}
 
 // WholeSequence is the longest task length T whose presets backpropagate through the whole
-// sequence in one graph (ChunkFor).
+// sequence in one graph whatever their model (ChunkFor).
 const WholeSequence = 500
 
-// ChunkFor is the presets' BPTT chunk for task length T: 0 (the whole sequence in one graph)
-// up to WholeSequence, ⌈T/2⌉ up to 2·WholeSequence (two chunks for adding T = 750 and pixel
-// MNIST's 784, whose sequences are T long; a copy sequence, T + 2S, has a short third), 128
-// steps beyond. Chunking changes the cost, not the result (exact BPTT
-// across chunks, celltest's Chunking check), but each chunk's forward pass but the last is run
-// twice, the second time inside its backward graph: measured (make bench, 2 cores), an LSTM 40
-// step on copy T = 500 takes 79 ms whole and 111 ms in chunks of 128. Chunks keep the graph and
-// its memory bounded on the longest sequences (the uRNN 512 at T = 750: 1.1 GB whole; eight
-// replicas at once would need 9 GB). Two chunks against chunks of 128 at adding T = 750
+// WholeStates bounds T·State, the floats of the states a model carries through a sequence of
+// length T (rnn.Sizes.State a step), up to which ChunkFor keeps a sequence of up to
+// 2·WholeSequence steps whole: the LSTM 128 (256 a step), the tanh RNN, the IRNN and the
+// LT-RNNs at T ≤ 1000; the uRNN 512 (1024 a step) at adding T = 750 and pixel MNIST goes in
+// two chunks.
+const WholeStates = 1 << 18
+
+// ChunkFor is the presets' BPTT chunk for task length T and a model of state floats a step
+// (rnn.Sizes.State; Model.State): 0 (the whole sequence in one graph) up to WholeSequence, and
+// up to 2·WholeSequence while T·state ≤ WholeStates; else ⌈T/2⌉ up to 2·WholeSequence (two
+// chunks for the uRNN 512 at adding T = 750 and on pixel MNIST's 784, whose sequences are T
+// long; a copy sequence, T + 2S, has a short third); 128 steps beyond. Chunking changes the
+// cost and the rounding of sums, not the step (exact BPTT across chunks, celltest's Chunking
+// check), but each chunk's forward pass but the last is run twice, the second time inside its
+// backward graph: measured (make bench, 2 cores), an LSTM 40 step on copy T = 500 takes 79 ms
+// whole and 111 ms in chunks of 128. Chunks keep the graph and its memory bounded on the
+// longest sequences, and where the memory of eight replicas at once is large, whole sequences
+// stop paying: at adding T = 750, 8 replicas at once (cmd/bench -one …:x8, AMD EPYC AVX-512,
+// alternated) in two chunks against whole, an LSTM 128 step 1403 → 1113 and 1353 → 1043 ms
+// (peak 0.8 → 1.5 GB), a tanh RNN 128 297 → 234 ms, an LT-ORNN 128 303 → 289 ms, but a uRNN
+// 512 3905 → 4205 ms (4.4 → 8.5 GB). Two chunks against chunks of 128 at adding T = 750
 // (cmd/bench -one, medians of 3 alternated runs): a uRNN 512 step 1430 → 1268 ms with a peak of
 // 255 → 430–466 MB, an LSTM 128 step 349 → 299 ms, an LT-ORNN 128 step 61.2 → 58.6 ms; 8 uRNN 512
 // replicas at once on pixel MNIST (longmemory train -seeds 8, 2 steps and a held-out evaluation)
 // peaked at 4.4 GB (/usr/bin/time -v). At T = 2000
 // chunks of 256 did not pay (8 uRNN 128 at once: 5162 and 5110 ms a step, 771 MB and 1283 MB).
-func ChunkFor(T int) int {
+func ChunkFor(T, state int) int {
 	switch {
 	case T <= WholeSequence:
+		return 0
+	case T <= 2*WholeSequence && T*state <= WholeStates:
 		return 0
 	case T <= 2*WholeSequence:
 		return (T + 1) / 2
 	}
 	return 128
+}
+
+// State returns the floats of m's recurrent state a step (rnn.Sizes.State), which does not
+// depend on the task's inputs and outputs for any model here; the error is Build's.
+func (m Model) State() (int, error) {
+	c, err := m.cell(1, 1, false)
+	if err != nil {
+		return 0, err
+	}
+	return c.Sizes().State, nil
+}
+
+// chunkFor is ChunkFor for model m, whose presets are tested to build (TestPresetsBuild): an
+// error here is a bug in Presets.
+func chunkFor(T int, m Model) int {
+	state, err := m.State()
+	if err != nil {
+		panic(fmt.Sprintf("experiments: preset model %s: %v", m, err))
+	}
+	return ChunkFor(T, state)
 }
 
 // SuccessorKinds are the models of the presets "successors/…" (notebook 11), in the order
@@ -996,7 +1030,7 @@ func henaff(task string, T int, m Model, fig string) Preset {
 		name += "-pool"
 	}
 	// §4: "For all experiments, we normalized the gradients with respect to hidden activations by 1/T."
-	cfg := train.Config{Steps: 5000, Batch: 20, Chunk: ChunkFor(T), Optimizer: train.RMSProp{LR: lr, Decay: 0.9}, ScaleHiddenGrad: true}
+	cfg := train.Config{Steps: 5000, Batch: 20, Chunk: chunkFor(T, m), Optimizer: train.RMSProp{LR: lr, Decay: 0.9}, ScaleHiddenGrad: true}
 	if m.Pooling {
 		cfg.Orthogonality = train.Orthogonality{Points: 50} // §4.3: m = 50, one SGD step per iteration
 	}

@@ -401,3 +401,34 @@ func TestS4DRing(t *testing.T) {
 		t.Errorf("%d modes with |Ā| in [%.6f, %.6f], want 128 spanning [%g, %g]", n, least, most, lo, hi)
 	}
 }
+
+// TestChunkFor checks ChunkFor's tiers and the chunks the presets get from their models: whole
+// sequences up to T = 1000 for the models of small state, two chunks for the uRNN 512.
+func TestChunkFor(t *testing.T) {
+	for _, c := range []struct{ T, state, want int }{
+		{500, 1 << 20, 0}, {750, 256, 0}, {1000, 262, 0}, {1000, 263, 500}, {750, 1024, 375}, {784, 1024, 392}, {1001, 1, 128}, {2020, 160, 128},
+	} {
+		if got := ChunkFor(c.T, c.state); got != c.want {
+			t.Errorf("ChunkFor(%d, %d) = %d, want %d", c.T, c.state, got, c.want)
+		}
+	}
+	for name, want := range map[string]int{
+		"arjovsky/adding-T750/urnn-512": 375, "arjovsky/adding-T750/lstm-peephole-128": 0, "arjovsky/adding-T750/tanh-128": 0,
+		"arjovsky/mnist/urnn-512": 392, "arjovsky/pmnist/lstm-peephole-128": 0, "henaff/adding-T750/lstm-128": 0,
+		"henaff/adding-T750/lt-ornn-128": 0, "henaff/copy-T2000/lt-ornn-80": 128, "arjovsky/adding-T400/urnn-512": 0,
+	} {
+		p, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Train.Chunk != want {
+			t.Errorf("%s: Chunk %d, want %d", name, p.Train.Chunk, want)
+		}
+	}
+	if s, err := (Model{Kind: "urnn", Hidden: 512}).State(); err != nil || s != 1024 {
+		t.Errorf("the uRNN 512's State() = %d, %v; want 1024 (Re and Im of 512 units)", s, err)
+	}
+	if _, err := (Model{Kind: "nope", Hidden: 8}).State(); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("State of an unknown kind: %v, want an error naming it", err)
+	}
+}
