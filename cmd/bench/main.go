@@ -9,7 +9,7 @@
 // its own. A configuration is model:hidden:task:T with the model kinds of pkg/experiments
 // (experiments.Kinds), built as the presets build them (Preset.Build; an LT-RNN has σ = ReLU
 // on adding, none on copy); the PyTorch reference takes the same names and has urnn, lstm,
-// tanh and lt-ornn. A training step is: forward over the whole sequence, backward (chunked
+// tanh and lt-ornn, timed up to T = torchMaxT. A training step is: forward over the whole sequence, backward (chunked
 // BPTT), RMSProp update (pkg/train's defaults: no clipping), batch 20, as in the reference.
 //
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
@@ -207,7 +207,7 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 			}
 			slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.at.InTurn, b.at.InTurn) })
 			r = pairs[len(pairs)/2].at
-		} else if torch != nil {
+		} else if p, _, _ := parse(cfg); torch != nil && p.Task.T <= torchMaxT {
 			// Ours times stepsFor(…) steps after the compiling one and drops the last (it also
 			// evaluates); the reference gets the same number of timed steps (it adds a warm-up).
 			ms, err := torch.times(cfg, max(1, stepsFor(cfg, steps, longSteps)-1))
@@ -408,6 +408,12 @@ func peakMiB() float64 {
 	}
 	return 0
 }
+
+// torchMaxT is the longest task length at which the PyTorch reference is timed: its uRNN takes
+// about a minute and a half a step at copy T = 2000 (docs/bench.txt) and grows with T, so that
+// the rows of the growth in T (T = 5000 and 10 000) would add over an hour to a bench and say
+// nothing the T = 2000 rows do not.
+const torchMaxT = 2000
 
 // seedPairs is how many alternating pairs (the configuration alone, then its replicas at once)
 // give a seeds row its ratio to the runs in turn.
