@@ -66,7 +66,7 @@ func rule(c claims.Claim) string {
 	case claims.Below:
 		return fmt.Sprintf("going below the baseline means a final at least %.0f%% under it (more with few seeds or a small held-out set: three standard errors of the median); %s.", 100*claims.MinMargin, final)
 	case claims.Faster:
-		return fmt.Sprintf("faster means reaching the solved line in fewer steps over the seeds (one-sided rank test, p < %g).", claims.Alpha)
+		return fmt.Sprintf("faster means reaching the solved line in fewer steps over the seeds (one-sided rank test, p < %g), the slower side's median at least %g times the faster's.", claims.Alpha, claims.FasterRatio)
 	}
 	return fmt.Sprintf("the seeds' finals are compared by a one-sided rank test at p < %g; %s.", claims.Alpha, final)
 }

@@ -87,6 +87,11 @@ func TestVerdictMargin(t *testing.T) {
 	if v := Judge(c); v.Outcome != claims.NotRun {
 		t.Errorf("no runs: %s, want not run", v.Outcome)
 	}
+	// The rule line of a speed comparison states both of its conditions (claims.Alpha and
+	// claims.FasterRatio), so that a p-value under the level with too small a ratio reads right.
+	if r := rule(claims.Claim{LearnTest: claims.Faster}); !strings.Contains(r, "p < 0.05") || !strings.Contains(r, "at least 2 times") {
+		t.Errorf("the rule of faster: %q, want the rank test's level and the ratio", r)
+	}
 }
 
 // TestRecordedVerdicts: the recorded runs' verdicts as the report gives them, read from
