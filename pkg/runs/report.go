@@ -40,9 +40,11 @@ const EvalWindow = 5
 // TooFewToDraw says why run directory dir (a run of replicas, or one) is not drawn in a figure
 // of held-out losses: its replicas' logs hold fewer than EvalWindow held-out evaluations, so
 // it would draw a dot or nothing. It returns "" for a run to draw, and otherwise a phrase such
-// as "50 steps, 1 held-out evaluation(s), too few to draw" (the most any replica has).
+// as "50 steps, 1 held-out evaluation(s), too few to draw" (the evaluations the most any
+// replica has; the steps of the least and the most advanced logged replica when they differ, "24–25
+// steps", as the sweep's status gives them).
 func TooFewToDraw(dir string) string {
-	evals, steps := 0, 0
+	evals, least, most := 0, -1, 0
 	for _, rep := range RunDirs(dir) {
 		_, log, err := Read(rep)
 		if err != nil {
@@ -50,14 +52,23 @@ func TooFewToDraw(dir string) string {
 		}
 		xs, _ := LossCurve(log, false)
 		evals = max(evals, len(xs))
+		step := 0
 		if n := len(log); n > 0 {
-			steps = max(steps, log[n-1].Step)
+			step = log[n-1].Step
+		}
+		most = max(most, step)
+		if least < 0 || step < least {
+			least = step
 		}
 	}
 	if evals >= EvalWindow {
 		return ""
 	}
-	return fmt.Sprintf("%d steps, %d held-out evaluation(s), too few to draw", steps, evals)
+	steps := fmt.Sprintf("%d", most)
+	if least >= 0 && least < most {
+		steps = fmt.Sprintf("%d–%d", least, most)
+	}
+	return fmt.Sprintf("%s steps, %d held-out evaluation(s), too few to draw", steps, evals)
 }
 
 // HeldOut returns a log's final held-out loss and accuracy, the medians of its last

@@ -402,6 +402,26 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 	if _, err := Chart([]string{again}, false); err == nil || !strings.Contains(err.Error(), "no replica has a log yet") {
 		t.Errorf("Chart of a run with no log yet alone: %v, want an error", err)
 	}
+	// Too few evaluations to draw: the phrase gives the logged replicas' steps from the least to
+	// the most advanced, one number when they agree (seed-0 and seed-2 at step 1; seed-1 has no log).
+	if got, want := TooFewToDraw(dir), "1 steps, 1 held-out evaluation(s), too few to draw"; got != want {
+		t.Errorf("TooFewToDraw = %q, want %q", got, want)
+	}
+	uneven := filepath.Join(t.TempDir(), "uneven")
+	for s, last := range []int{25, 24} {
+		rep := filepath.Join(uneven, fmt.Sprintf("seed-%d", s))
+		os.MkdirAll(rep, 0o755)
+		os.WriteFile(filepath.Join(rep, MetaFile), []byte(`{"Preset": {"Model": {"Kind": "tanh", "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`), 0o644)
+		if err := WriteLog(filepath.Join(rep, LogFile), []train.Record{{Step: last, Loss: 0.4, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Penalty: math.NaN()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := TooFewToDraw(uneven), "24–25 steps, 0 held-out evaluation(s), too few to draw"; got != want {
+		t.Errorf("TooFewToDraw of replicas at different steps = %q, want %q", got, want)
+	}
+	if got, want := TooFewToDraw(again), "0 steps, 0 held-out evaluation(s), too few to draw"; got != want {
+		t.Errorf("TooFewToDraw of a run with no log = %q, want %q", got, want)
+	}
 }
 
 // TestStepSeconds: the median seconds a step over a log's consecutive records, so that a
