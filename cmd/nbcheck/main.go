@@ -14,6 +14,8 @@
 //     leaves behind;
 //   - every figure shows data: its metadata (notebook.Show's) counts the points it draws,
 //     reference lines left out, and that count is above 0;
+//   - the markdown speaks to students (teachingText): no issue numbers, no `make` targets, no
+//     library versions and no talk of working sessions, which belong in commit messages and docs/;
 //   - the file is stable under nbformat's read-write round trip (Debian's /usr/bin/python3 with
 //     nbformat; skipped with a message when that is missing, or with -roundtrip=false).
 //
@@ -81,6 +83,18 @@ func text(raw json.RawMessage) string {
 
 // logLine matches what must not be saved in a stream: a checkpoint resume note, or a
 // GoNB/klog log line (severity letter, MMDD, space).
+// teachingText are what a notebook's markdown must not say: the project's bookkeeping, which a
+// student reading the notebook has no use for.
+var teachingText = []struct {
+	re  *regexp.Regexp
+	why string
+}{
+	{regexp.MustCompile(`(?i)\bissues?\s*#?\d+|(^|\s)#\d{2,}\b`), "an issue number"},
+	{regexp.MustCompile(`\bmake (runs|reports|bench|test|notebook|notebooks-update)\b`), "a make target"},
+	{regexp.MustCompile(`\bv\d+\.\d+\.\d+\b`), "a library version"},
+	{regexp.MustCompile(`(?i)\b(this|last|previous|next|earlier) session\b`), "talk of working sessions"},
+}
+
 var logLine = regexp.MustCompile(`(?m)^.*resumed from.*$|^[IWEF]\d{4} .*$`)
 
 // figureKind tells whether an output is a figure and what it carries: "" when it is not a
@@ -135,6 +149,13 @@ func check(path string) (problems []string, figures int) {
 				problems = append(problems, fmt.Sprintf("cell %d has the same id %q as cell %d", i, *c.ID, j))
 			}
 			ids[*c.ID] = i
+		}
+		if c.CellType == "markdown" {
+			for _, t := range teachingText {
+				if m := t.re.FindString(text(c.Source)); m != "" {
+					problems = append(problems, fmt.Sprintf("cell %d (markdown): %q: %s", i, m, t.why))
+				}
+			}
 		}
 		if c.CellType != "code" {
 			continue

@@ -71,6 +71,12 @@ func TestCheck(t *testing.T) {
 		{"empty data", nb("", code("a", pngOut, emptyData)), "cell 0 output 1: empty display_data (no data)"},
 		{"empty chart", nb("", code("a", pngOut, emptyChart)), "cell 0 output 1: empty chart: no data points drawn"},
 		{"figure not drawn by notebook.Show", nb("", code("a", unknownPNG)), `cell 0 output 0: figure without its metadata "longmemory"`},
+		{"issue number", nb("", code("a", pngOut), `{"id": "m", "cell_type": "markdown", "metadata": {}, "source": ["As issue #34 asks"]}`), `cell 1 (markdown): "issue #34": an issue number`},
+		{"bare issue reference", nb("", code("a", pngOut), `{"id": "m", "cell_type": "markdown", "metadata": {}, "source": ["see #37"]}`), `" #37": an issue number`},
+		{"make target", nb("", code("a", pngOut), `{"id": "m", "cell_type": "markdown", "metadata": {}, "source": ["trained by make runs"]}`), `"make runs": a make target`},
+		{"library version", nb("", code("a", pngOut), `{"id": "m", "cell_type": "markdown", "metadata": {}, "source": ["GoMLX v0.28.15"]}`), `"v0.28.15": a library version`},
+		{"session talk", nb("", code("a", pngOut), `{"id": "m", "cell_type": "markdown", "metadata": {}, "source": ["Measured in the last session"]}`), `"last session": talk of working sessions`},
+		{"markdown heading and LaTeX are fine", nb("", code("a", pngOut), `{"id": "m", "cell_type": "markdown", "metadata": {}, "source": ["## 2. Runs\n", "$x_{t-1}$ and §3.4, 10 000 steps"]}`), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "nb.ipynb")
