@@ -9,8 +9,9 @@
 // its own. A configuration is model:hidden:task:T with the model kinds of pkg/experiments
 // (experiments.Kinds), built as the presets build them (Preset.Build; an LT-RNN has σ = ReLU
 // on adding, none on copy); the PyTorch reference takes the same names and has urnn, lstm,
-// tanh and lt-ornn, timed up to T = torchMaxT. A training step is: forward over the whole sequence, backward (chunked
-// BPTT), RMSProp update (pkg/train's defaults: no clipping), batch 20, as in the reference.
+// tanh and lt-ornn, timed up to T = torchMaxT. A training step is: forward over the whole
+// sequence, backward (chunked BPTT), RMSProp update (pkg/train's defaults: no clipping), batch
+// 20, as in the reference.
 //
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
 //	bench -one lru-deep:64:copy:10000:scan [-steps 2] [-cpuprofile f] [-eval-batch 100] [-block 32]
