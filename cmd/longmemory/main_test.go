@@ -166,6 +166,17 @@ func TestTrainResumePlot(t *testing.T) {
 	if code, out := cli("plot", "-o", filepath.Join(dir, "fig.pdf"), split); code == 0 || !strings.Contains(out, `".pdf"`) {
 		t.Errorf("plot -o fig.pdf: exit %d, want an error naming the extension:\n%s", code, out)
 	}
+	// -ymax sets the top of the y axis: its label is the highest tick; a bad value is refused.
+	capped := filepath.Join(dir, "capped.svg")
+	if code, out := cli("plot", "-ymax", "100", "-o", capped, split); code != 0 {
+		t.Fatalf("plot -ymax 100: exit %d\n%s", code, out)
+	}
+	if fig, _ := os.ReadFile(capped); !strings.Contains(string(fig), ">100<") || strings.Contains(string(fig), ">120<") {
+		t.Errorf("plot -ymax 100: want the y axis to end at the tick 100")
+	}
+	if code, out := cli("plot", "-ymax", "-1", "-o", capped, split); code != 1 || !strings.Contains(out, "-ymax -1") {
+		t.Errorf("plot -ymax -1: exit %d, want an error naming the value:\n%s", code, out)
+	}
 }
 
 // readCols returns the log at path as CSV lines (runs.WriteCSV) without the wall-time column.

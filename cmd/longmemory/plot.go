@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -17,8 +18,12 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	title := fs.String("title", "", "figure title (default: the first run's task)")
 	train := fs.Bool("train", false, "plot the training loss of every step instead of the held-out loss")
 	logy := fs.Bool("logy", false, "log-scale y axis")
+	ymax := fs.Float64("ymax", 0, "the top of the y axis, the curves above it cut at the edge (0: automatic)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *ymax < 0 || math.IsNaN(*ymax) || math.IsInf(*ymax, 0) {
+		return fmt.Errorf("plot: -ymax %g, want a positive number, or 0 for an automatic y axis", *ymax)
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("plot: give one or more run directories (written by `longmemory train -out DIR`)")
@@ -35,6 +40,9 @@ func plot(args []string, stdout, stderr io.Writer) error {
 		chart.Title = *title
 	}
 	chart.LogY = *logy
+	if *ymax > 0 {
+		chart.YMax = ymax
+	}
 	if err := runs.WriteFigure(*out, chart); err != nil {
 		return fmt.Errorf("plot: -o: %w", err)
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
@@ -27,12 +29,13 @@ type Figure struct {
 	Report string   // the report that shows it: Verdicts, Successors or Ablations (a section each)
 	Name   string   // the file name in the figures directory, without .png
 	Title  string   // the figure's title; an ablation's heading
+	YMax   *float64 // the top of the y axis, the curves above it cut at the edge; nil: automatic
 	Runs   []string // the run directories' names, in the legend's order; an ablation's arms
 	Line   int      // the line of the figures file
 }
 
 // FigureColumns are a figures file's columns, its header line.
-var FigureColumns = []string{"report", "name", "title", "runs"}
+var FigureColumns = []string{"report", "name", "title", "ymax", "runs"}
 
 // ReadFigures reads the figures file at path (ParseFigures).
 func ReadFigures(path string) ([]Figure, error) {
@@ -46,8 +49,9 @@ func ReadFigures(path string) ([]Figure, error) {
 
 // ParseFigures reads a figures file from r, name its name in errors: lines starting with # and
 // blank lines are comments; the first other line is the header (FigureColumns), then one
-// figure a line, tab-separated, its runs comma-separated. A figure is named once, and its
-// report is one of Verdicts, Successors and Ablations.
+// figure a line, tab-separated, its runs comma-separated. A figure is named once, its report
+// is one of Verdicts, Successors and Ablations, and its ymax is a positive number or "-"
+// (automatic).
 func ParseFigures(r io.Reader, name string) ([]Figure, error) {
 	var out []Figure
 	seen := map[string]int{}
@@ -64,7 +68,14 @@ func ParseFigures(r io.Reader, name string) ([]Figure, error) {
 			return l.Errorf("figure %s is already on line %d", f.Name, prev)
 		}
 		seen[f.Name] = l.N
-		for _, r := range strings.Split(cols[3], ",") {
+		if cols[3] != "-" {
+			y, err := strconv.ParseFloat(cols[3], 64)
+			if err != nil || !(y > 0) || math.IsInf(y, 0) {
+				return l.Errorf("figure %s: ymax %q, want a positive number, or - for an automatic y axis", f.Name, cols[3])
+			}
+			f.YMax = &y
+		}
+		for _, r := range strings.Split(cols[4], ",") {
 			if r = strings.TrimSpace(r); r != "" {
 				f.Runs = append(f.Runs, r)
 			}
@@ -89,7 +100,7 @@ func (f Figure) missing(root string) string {
 }
 
 // draw writes f to figures/NAME.png from the runs under root as `longmemory plot -title TITLE`
-// draws it: the held-out loss on a linear axis (runs.Chart), the figure's title. A run with
+// draws it: the held-out loss (runs.Chart), the figure's title and, with YMax, `-ymax YMAX`. A run with
 // too few held-out evaluations to draw (runs.TooFewToDraw) is left out of the figure and
 // named in undrawn, with why; a figure whose runs do not all exist yet, or none of whose runs
 // can be drawn, is left out (false), and say tells why.
@@ -118,7 +129,7 @@ func (f Figure) draw(root, figures string, say func(string, ...any)) (drawn bool
 	if err != nil {
 		return false, nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
-	chart.Title, chart.LogY = f.Title, false
+	chart.Title, chart.LogY, chart.YMax = f.Title, false, f.YMax
 	path := filepath.Join(figures, f.Name+".png")
 	if err := runs.WriteFigure(path, chart); err != nil {
 		return false, nil, fmt.Errorf("figure %s: %w", f.Name, err)

@@ -34,14 +34,14 @@ const runsTSV = "# the fixture's runs\nname\tpreset\toverrides\tseeds\tsteps\tth
 	"esn\tsuccessors/copy-T500/esn-128\t-hidden 4 -T 5 -batch 4 -eval-every 1 -checkpoint-every 6\t2\t6\tfit -sequences 20 -beta 1\n" +
 	"later\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5\t2\t3000\teval\n"
 
-const figuresTSV = "# the fixture's figures\n" + "report\tname\ttitle\truns\n" +
-	"VERDICTS.md\tfig-ab\tcopy, a against b\ta,b\n" +
-	"VERDICTS.md\tfig-absent\tnever drawn\ta,absent\n" +
-	"VERDICTS.md\tfig-starting\tnothing to draw yet\tstarting\n" +
-	"SUCCESSORS.md\tsucc\tcopy: after the uRNN\tb, esn\n" +
-	"ABLATIONS.md\tablation-b\tD0 the learning rate, tanh copy T = 5\ta,b\n" +
-	"ABLATIONS.md\tablation-absent\tD1 an arm not run, tanh copy T = 5\ta,absent\n" +
-	"VERDICTS.md\tfig-a-late\ta, and a run with nothing to draw yet\ta,starting\n"
+const figuresTSV = "# the fixture's figures\n" + "report\tname\ttitle\tymax\truns\n" +
+	"VERDICTS.md\tfig-ab\tcopy, a against b\t-\ta,b\n" +
+	"VERDICTS.md\tfig-absent\tnever drawn\t-\ta,absent\n" +
+	"VERDICTS.md\tfig-starting\tnothing to draw yet\t-\tstarting\n" +
+	"SUCCESSORS.md\tsucc\tcopy: after the uRNN\t2.5\tb, esn\n" +
+	"ABLATIONS.md\tablation-b\tD0 the learning rate, tanh copy T = 5\t-\ta,b\n" +
+	"ABLATIONS.md\tablation-absent\tD1 an arm not run, tanh copy T = 5\t-\ta,absent\n" +
+	"VERDICTS.md\tfig-a-late\ta, and a run with nothing to draw yet\t-\ta,starting\n"
 
 const resultsMD = "# Results\n\nBefore.\n\n" +
 	"<!-- verdicts: written by longmemory reports; do not edit by hand -->\nthe old verdicts\n<!-- end of verdicts -->\n\n" +
@@ -337,18 +337,25 @@ func TestParseFigures(t *testing.T) {
 	if err != nil || len(figs) != 7 {
 		t.Fatalf("ParseFigures = %v, %v", figs, err)
 	}
-	if f := figs[3]; f.Report != Successors || f.Name != "succ" || f.Title != "copy: after the uRNN" || !slices.Equal(f.Runs, []string{"b", "esn"}) || f.Line != 6 {
+	if f := figs[3]; f.Report != Successors || f.Name != "succ" || f.Title != "copy: after the uRNN" || f.YMax == nil || *f.YMax != 2.5 ||
+		!slices.Equal(f.Runs, []string{"b", "esn"}) || f.Line != 6 {
 		t.Errorf("figure succ: %+v", f)
 	}
-	const header = "report\tname\ttitle\truns\n"
+	if f := figs[0]; f.YMax != nil {
+		t.Errorf("figure fig-ab, ymax -: YMax = %v, want nil (automatic)", *f.YMax)
+	}
+	const header = "report\tname\ttitle\tymax\truns\n"
 	for _, tc := range []struct{ file, want string }{
 		{"", "figures.tsv: no header line"},
-		{"name\ttitle\truns\n", "figures.tsv:1: header"},
-		{header + "VERDICTS.md\tx\ty\n", "figures.tsv:2: 3 tab-separated columns, want 4"},
-		{header + "RESULTS.md\tx\ty\ta\n", `figures.tsv:2: report "RESULTS.md"`},
-		{header + "VERDICTS.md\tdir/x\ty\ta\n", `figures.tsv:2: name "dir/x"`},
-		{header + "VERDICTS.md\tx\ty\t \n", "figures.tsv:2: figure x names no run"},
-		{header + "VERDICTS.md\tx\ty\ta\nABLATIONS.md\tx\tz\tb\n", "figures.tsv:3: figure x is already on line 2"},
+		{"report\tname\ttitle\truns\n", "figures.tsv:1: header"},
+		{header + "VERDICTS.md\tx\ty\ta\n", "figures.tsv:2: 4 tab-separated columns, want 5"},
+		{header + "RESULTS.md\tx\ty\t-\ta\n", `figures.tsv:2: report "RESULTS.md"`},
+		{header + "VERDICTS.md\tdir/x\ty\t-\ta\n", `figures.tsv:2: name "dir/x"`},
+		{header + "VERDICTS.md\tx\ty\t-\t \n", "figures.tsv:2: figure x names no run"},
+		{header + "VERDICTS.md\tx\ty\t-\ta\nABLATIONS.md\tx\tz\t-\tb\n", "figures.tsv:3: figure x is already on line 2"},
+		{header + "VERDICTS.md\tx\ty\t0\ta\n", `figures.tsv:2: figure x: ymax "0", want a positive number`},
+		{header + "VERDICTS.md\tx\ty\tten\ta\n", `figures.tsv:2: figure x: ymax "ten", want a positive number`},
+		{header + "VERDICTS.md\tx\ty\t+Inf\ta\n", `figures.tsv:2: figure x: ymax "+Inf", want a positive number`},
 	} {
 		if _, err := ParseFigures(strings.NewReader(tc.file), FiguresFile); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseFigures(%q) = %v, want an error containing %q", tc.file, err, tc.want)
