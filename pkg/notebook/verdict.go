@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/urnn-notebooks/longmemory/pkg/claims"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/tasks"
 )
 
@@ -44,6 +45,23 @@ func Judge(c claims.Claim, rs ...*Run) claims.Verdict {
 		}
 	}
 	return claims.Judge(c, byName)
+}
+
+// SecondsReached returns the seconds of training that each of rs has reached by the judges'
+// count: its steps at its measured time per step (runs.StepSeconds, runs.StepsBought), the
+// least over rs, rounded down to a tenth of a second (a verdict names it); NaN when a run is
+// too short to time. A claim on a budget of seconds judged at no more than this finds every run
+// at its horizon: a notebook's runs train a number of steps, which a faster machine goes
+// through in less time than a budget set on a slower one.
+func SecondsReached(rs ...*Run) float64 {
+	reached := math.Inf(1)
+	for _, r := range rs {
+		reached = math.Min(reached, float64(r.Trainer.Step)*runs.StepSeconds(r.Trainer.Log))
+	}
+	if len(rs) == 0 {
+		return math.NaN()
+	}
+	return math.Floor(10*reached) / 10
 }
 
 // Verdict writes Judge's verdict for a notebook cell: the paper's words, the outcome with its

@@ -73,6 +73,39 @@ func TestJudgeAsReports(t *testing.T) {
 	}
 }
 
+// TestSecondsReached: a claim on a budget of seconds that one run's steps do not reach is open;
+// judged at the seconds every run reached (SecondsReached: the slower run's steps at its time
+// per step), it is decided, at that run's last step.
+func TestSecondsReached(t *testing.T) {
+	fast := fakeRuns("urnn 8", 1, func(seed, step int) float64 { return 0.17 * math.Exp(-float64(step)/100) })
+	slow := fakeRuns("tanh 8", 1, func(seed, step int) float64 { return 0.165 })
+	for i := range slow[0].Trainer.Log {
+		slow[0].Trainer.Log[i].Seconds *= 3 // 0.03 s a step: its 500 steps take 15 s, the fast run's 5 s
+	}
+	c := claims.Claim{ID: "t", Source: "s", Quote: "q", LearnTest: claims.Below, Learn: []string{"urnn"}, FailTest: claims.NotBelow, Fail: []string{"tanh"}, Seconds: 10}
+	rs := append(fast, slow...)
+	if v := Judge(c, rs...); v.Outcome != claims.Open {
+		t.Errorf("at 10 s, past the fast run's 5 s: %s (%s), want open", v.Outcome, v.Reason)
+	}
+	got := SecondsReached(rs...)
+	if !(got > 4.85 && got <= 5) || math.Abs(10*got-math.Round(10*got)) > 1e-9 {
+		t.Fatalf("SecondsReached = %g, want 5 (500 steps at 0.01 s) rounded down to a tenth of a second", got)
+	}
+	c.Seconds = got
+	v := Judge(c, rs...)
+	if v.Outcome != claims.Reproduced {
+		t.Errorf("at SecondsReached: %s (%s), want reproduced", v.Outcome, v.Reason)
+	}
+	for _, s := range v.Runs {
+		if s.StepsJudged > s.Steps {
+			t.Errorf("%s judged at step %d of its %d", s.Name, s.StepsJudged, s.Steps)
+		}
+	}
+	if !math.IsNaN(SecondsReached()) {
+		t.Errorf("SecondsReached() of no run = %g, want NaN", SecondsReached())
+	}
+}
+
 // TestVerdictMargin: a few percent under the baseline (the tanh runs above end 1–3% under it)
 // is not "below" it; the verdict names the claim's words, the outcome and the rule.
 func TestVerdictMargin(t *testing.T) {
