@@ -303,15 +303,16 @@ func WriteFigure(path string, c plots.Chart) error {
 
 // Summary writes a Markdown table with one row per run directory: what was trained, for how
 // long, and its held-out loss (last, and best: HeldOut's, held over EvalWindow evaluations, so
-// above the last for a run still falling) against the task's baseline. A multi-seed
+// above the last for a run still falling) against the task's baseline, with how many seeds
+// end above the baseline (never learned, or blew up; a diverged seed among them). A multi-seed
 // directory gives one row: steps of the shortest replica, wall time of the slowest, the
 // median over its replicas with the range in brackets (a replica that diverged counts with
 // its final loss +Inf, and its steps are not the run's); a replica just starting, with no log
 // or no held-out loss yet, is left out of the row and of its count of seeds, and a run none
 // of whose replicas has one gets a row that says so.
 func Summary(w io.Writer, dirs ...string) error {
-	fmt.Fprintln(w, "| run | model | task | steps | wall time | final held-out loss | best | final accuracy | baseline |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| run | model | task | steps | wall time | final held-out loss | seeds ending above the baseline | best | final accuracy | baseline |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, dir := range dirs {
 		reps := Replicas(dir)
 		var finals, bests, accs []float64
@@ -348,7 +349,7 @@ func Summary(w io.Writer, dirs ...string) error {
 					break
 				}
 			}
-			fmt.Fprintf(w, "| %s (%d seeds, no held-out loss yet) | %s | %s | 0 | 0 s | – | – | – | %s |\n", filepath.Base(dir), len(reps), model, task, baseline)
+			fmt.Fprintf(w, "| %s (%d seeds, no held-out loss yet) | %s | %s | 0 | 0 s | – | – | – | – | %s |\n", filepath.Base(dir), len(reps), model, task, baseline)
 			continue
 		}
 		if steps == math.MaxInt { // every replica diverged
@@ -365,8 +366,14 @@ func Summary(w io.Writer, dirs ...string) error {
 			}
 			name, final, best = fmt.Sprintf("%s (%d seeds)", name, len(finals)), spread(finals), spread(bests)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f s | %s | %s | %s | %.4f |\n", name,
-			meta.Preset.Model, meta.Task, steps, secs, final, best, accText, meta.Baseline)
+		above := 0
+		for _, f := range finals {
+			if f > meta.Baseline {
+				above++
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f s | %s | %d of %d | %s | %s | %.4f |\n", name,
+			meta.Preset.Model, meta.Task, steps, secs, final, above, len(finals), best, accText, meta.Baseline)
 	}
 	return nil
 }

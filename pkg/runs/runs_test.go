@@ -321,12 +321,13 @@ func TestSuccessorsShareArjovskyRuns(t *testing.T) {
 }
 
 // TestSummaryDiverged: a replica whose log ends in a divergence (held-out loss +Inf) counts
-// in the median with that loss, and its steps are not the run's.
+// in the median with that loss and among the seeds ending above the baseline, and its steps
+// are not the run's.
 func TestSummaryDiverged(t *testing.T) {
 	dir := t.TempDir()
 	meta := `{"Preset": {"Model": {"Kind": "irnn", "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`
 	logs := map[string][]train.Record{
-		"seed-0": {{Step: 1, EvalLoss: 0.3}, {Step: 2, EvalLoss: 0.2}, {Step: 3, EvalLoss: 0.1}},
+		"seed-0": {{Step: 1, EvalLoss: 0.3}, {Step: 2, EvalLoss: 0.1}, {Step: 3, EvalLoss: 0.05}}, // final 0.1, below the baseline
 		"seed-1": {{Step: 1, EvalLoss: 0.3}, {Step: 2, EvalLoss: 0.25}, {Step: 3, EvalLoss: 0.2}},
 		"seed-2": {{Step: 1, EvalLoss: 0.3}, {Step: 2, EvalLoss: math.Inf(1)}},
 	}
@@ -345,7 +346,7 @@ func TestSummaryDiverged(t *testing.T) {
 	if err := Summary(&table, dir); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| irnn 4 | Adding(T=5) | 3 | 0 s | 0.2500 [0.2000–+Inf] |"; !strings.Contains(table.String(), want) {
+	if want := "| irnn 4 | Adding(T=5) | 3 | 0 s | 0.2500 [0.1000–+Inf] | 2 of 3 |"; !strings.Contains(table.String(), want) {
 		t.Errorf("summary:\n%s\nwant it to contain %q", table.String(), want)
 	}
 }
@@ -385,7 +386,7 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 	}
 	table.Reset()
 	if err := Summary(&table, dir, again); err != nil || !strings.Contains(table.String(), "(1 seeds) | tanh 4 | Adding(T=5) | 1 | 0 s | 0.5000 [0.5000–0.5000] |") ||
-		!strings.Contains(table.String(), "| again (2 seeds, no held-out loss yet) | lt-ornn 8 | Copy(T=9) | 0 | 0 s | – | – | – | 0.2500 |") {
+		!strings.Contains(table.String(), "| again (2 seeds, no held-out loss yet) | lt-ornn 8 | Copy(T=9) | 0 | 0 s | – | – | – | – | 0.2500 |") {
 		t.Errorf("Summary of a run with no log yet: %v\n%s", err, table.String())
 	}
 	if c, err := Chart([]string{again, dir}, false); err != nil || len(c.Series) != 2 || c.Series[0].Name != "tanh 4" || c.Title != "Adding(T=5)" {
