@@ -177,6 +177,14 @@ func TestTrainResumePlot(t *testing.T) {
 	if code, out := cli("plot", "-ymax", "-1", "-o", capped, split); code != 1 || !strings.Contains(out, "-ymax -1") {
 		t.Errorf("plot -ymax -1: exit %d, want an error naming the value:\n%s", code, out)
 	}
+	// -penalty draws the orthogonality penalty, which these runs do not log: an error that says so;
+	// with -train as well, an error naming both.
+	if code, out := cli("plot", "-penalty", "-o", capped, split); code != 1 || !strings.Contains(out, "orthogonality penalty") {
+		t.Errorf("plot -penalty of runs without it: exit %d, want an error naming the penalty:\n%s", code, out)
+	}
+	if code, out := cli("plot", "-penalty", "-train", "-o", capped, split); code != 1 || !strings.Contains(out, "-train and -penalty") {
+		t.Errorf("plot -penalty -train: exit %d, want an error naming both:\n%s", code, out)
+	}
 }
 
 // readCols returns the log at path as CSV lines (runs.WriteCSV) without the wall-time column.

@@ -17,6 +17,7 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "loss.png", "output file: .png or .svg")
 	title := fs.String("title", "", "figure title (default: the first run's task)")
 	train := fs.Bool("train", false, "plot the training loss of every step instead of the held-out loss")
+	penalty := fs.Bool("penalty", false, "plot the orthogonality penalty at the evaluation steps instead of the held-out loss (runs trained with it)")
 	logy := fs.Bool("logy", false, "log-scale y axis")
 	ymax := fs.Float64("ymax", 0, "the top of the y axis, the curves above it cut at the edge (0: automatic)")
 	if err := fs.Parse(args); err != nil {
@@ -32,7 +33,16 @@ func plot(args []string, stdout, stderr io.Writer) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot: -o %s: unknown figure format %q (want .png or .svg)", *out, ext)
 	}
-	chart, err := runs.Chart(fs.Args(), *train)
+	curve := runs.HeldOutLoss
+	switch {
+	case *train && *penalty:
+		return fmt.Errorf("plot: -train and -penalty both given; want one curve")
+	case *train:
+		curve = runs.TrainingLoss
+	case *penalty:
+		curve = runs.Penalty
+	}
+	chart, err := runs.Chart(fs.Args(), curve)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}

@@ -160,7 +160,11 @@ func Train(p experiments.Preset) (*Run, error) {
 func LossChart(title string, baseline float64, trainLoss bool, rs ...*Run) plots.Chart {
 	c := plots.Chart{Title: title, XLabel: "iteration", YLabel: "loss", Width: 720, Height: 380, LogY: true}
 	for _, r := range rs {
-		c.Series = append(c.Series, runs.LossSeries(r.Name, trainLoss, r.Trainer.Log))
+		curve := runs.HeldOutLoss
+		if trainLoss {
+			curve = runs.TrainingLoss
+		}
+		c.Series = append(c.Series, runs.LossSeries(r.Name, curve, r.Trainer.Log))
 	}
 	runs.ColorByModel(&c)
 	runs.AddBaseline(&c, baseline)
@@ -353,7 +357,7 @@ func SeedsChart(title string, baseline float64, groups ...[]*Run) plots.Chart {
 		var xs []float64
 		var curves [][]float64
 		for _, r := range g {
-			steps, loss := runs.LossCurve(r.Trainer.Log, false)
+			steps, loss := runs.LossCurve(r.Trainer.Log, runs.HeldOutLoss)
 			if len(steps) > len(xs) {
 				xs = steps
 			}

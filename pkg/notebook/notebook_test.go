@@ -273,7 +273,7 @@ func TestRunDirReadByCLI(t *testing.T) {
 	if err := runs.Summary(&table, run.Dir); err != nil || !strings.Contains(table.String(), "| tanh 4 | Adding(T=5) | 2 |") {
 		t.Errorf("runs.Summary: %v\n%s", err, table.String())
 	}
-	if c, err := runs.Chart([]string{run.Dir}, false); err != nil || len(c.Series) != 2 || len(c.Series[0].Y) != 2 {
+	if c, err := runs.Chart([]string{run.Dir}, runs.HeldOutLoss); err != nil || len(c.Series) != 2 || len(c.Series[0].Y) != 2 {
 		t.Errorf("runs.Chart: %v, %+v", err, c.Series)
 	}
 	// Re-running the cell reloads the finished run and keeps the directory as it was.

@@ -39,26 +39,13 @@ func ShowRecorded(title string, names ...string) error {
 // ShowRecordedWith is ShowRecorded with adjust (if not nil) applied to the chart before it is
 // shown: a y range that leaves out the untrained networks' first losses, for instance.
 func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) error {
-	root := RecordedRunsDir()
-	if root == "" {
-		return fmt.Errorf("notebook: LONGMEMORY_ROOT is not set, so the recorded runs (docs/runs) cannot be found; the project's kernels set it")
-	}
-	var dirs, missing, few []string
-	for _, name := range names {
-		dir := filepath.Join(root, name)
-		if _, err := os.Stat(runs.LogPath(runs.RunDirs(dir)[0])); err != nil {
-			missing = append(missing, name)
-			continue
-		}
-		if why := runs.TooFewToDraw(dir); why != "" {
-			few = append(few, name+": "+why)
-			continue
-		}
-		dirs = append(dirs, dir)
+	dirs, notDrawn, err := recorded(names)
+	if err != nil {
+		return err
 	}
 	var table bytes.Buffer
 	if len(dirs) > 0 {
-		chart, err := runs.Chart(dirs, false)
+		chart, err := runs.Chart(dirs, runs.HeldOutLoss)
 		if err != nil {
 			return fmt.Errorf("notebook: %w", err)
 		}
@@ -71,10 +58,7 @@ func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) 
 			return fmt.Errorf("notebook: %w", err)
 		}
 	}
-	for _, name := range missing {
-		fmt.Fprintf(&table, "\n%s: not recorded yet (docs/runs/%s does not exist)\n", name, name)
-	}
-	for _, line := range few {
+	for _, line := range notDrawn {
 		fmt.Fprintf(&table, "\n%s\n", line)
 	}
 	if len(dirs) > 0 {
@@ -83,6 +67,54 @@ func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) 
 		fmt.Print(table.String())
 	}
 	return nil
+}
+
+// ShowRecordedCurve shows curve c of the recorded runs names as ShowRecorded shows their
+// held-out loss, without the table: for runs.Penalty, how far each run's transition matrix
+// drifted from orthogonal as it trained, median and min–max band over the seeds. A run not
+// recorded yet, or with too few evaluations to draw, is named under the chart and left out; a
+// run without curve c (the penalty of a run trained without it) is left out.
+func ShowRecordedCurve(title string, c runs.Curve, names ...string) error {
+	dirs, notDrawn, err := recorded(names)
+	if err != nil {
+		return err
+	}
+	if len(dirs) > 0 {
+		chart, err := runs.Chart(dirs, c)
+		if err != nil {
+			return fmt.Errorf("notebook: %w", err)
+		}
+		chart.Title = title
+		Show(chart)
+	}
+	for _, line := range notDrawn {
+		fmt.Println(line)
+	}
+	return nil
+}
+
+// recorded returns the directories of the recorded runs names (under RecordedRunsDir) that can
+// be drawn, and a line for each of the others: not recorded yet, or too few held-out
+// evaluations to draw (runs.TooFewToDraw).
+func recorded(names []string) (dirs, notDrawn []string, err error) {
+	root := RecordedRunsDir()
+	if root == "" {
+		return nil, nil, fmt.Errorf("notebook: LONGMEMORY_ROOT is not set, so the recorded runs (docs/runs) cannot be found; the project's kernels set it")
+	}
+	var few []string
+	for _, name := range names {
+		dir := filepath.Join(root, name)
+		if _, err := os.Stat(runs.LogPath(runs.RunDirs(dir)[0])); err != nil {
+			notDrawn = append(notDrawn, fmt.Sprintf("%s: not recorded yet (docs/runs/%s does not exist)", name, name))
+			continue
+		}
+		if why := runs.TooFewToDraw(dir); why != "" {
+			few = append(few, name+": "+why)
+			continue
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs, append(notDrawn, few...), nil
 }
 
 // RecordedVerdicts prints the verdicts of the claims ids of file (a claims file under docs/:

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
+	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
 // TestShowRecorded: the recorded runs are read from $LONGMEMORY_ROOT/docs/runs and
@@ -66,6 +68,32 @@ func TestShowRecorded(t *testing.T) {
 	}
 	if got := strings.Join(adjusted, "|"); got != "tanh 4|baseline" {
 		t.Errorf("adjust saw the series %q, want %q", got, "tanh 4|baseline")
+	}
+	// ShowRecordedCurve of the penalty: a run trained with it is drawn, a run without it is
+	// left out, a run not recorded is named; only runs none of which has it are an error.
+	p = tinyPreset("test/penalty")
+	p.Train.Steps, p.Train.Orthogonality = 6, train.Orthogonality{Points: 3, LR: 1e-3}
+	pen, err := Train(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(pen.Dir, filepath.Join(recorded, "pen")); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout = w
+	err = ShowRecordedCurve("drift", runs.Penalty, "rec", "pen", "absent")
+	os.Stdout = stdout
+	w.Close()
+	out, _ = io.ReadAll(r)
+	if err != nil || !strings.Contains(string(out), "absent: not recorded yet") {
+		t.Errorf("ShowRecordedCurve(Penalty) of rec, pen, absent: %v, printed %q; want no error, absent named", err, out)
+	}
+	if err := ShowRecordedCurve("drift", runs.Penalty, "rec"); err == nil || !strings.Contains(err.Error(), "orthogonality penalty") {
+		t.Errorf("ShowRecordedCurve(Penalty) of a run without it: %v, want an error naming the penalty", err)
 	}
 	t.Setenv("LONGMEMORY_ROOT", "")
 	if err := ShowRecorded("recorded", "rec"); err == nil || !strings.Contains(err.Error(), "LONGMEMORY_ROOT is not set") {

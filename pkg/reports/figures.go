@@ -121,7 +121,7 @@ func (f Figure) draw(root, figures string, say func(string, ...any)) (drawn bool
 		say("figure %s left out: none of its runs can be drawn yet (%s)", f.Name, strings.Join(undrawn, "; "))
 		return false, nil, nil
 	}
-	chart, err := runs.Chart(dirs, false)
+	chart, err := runs.Chart(dirs, runs.HeldOutLoss)
 	if errors.Is(err, runs.ErrNoLog) {
 		say("figure %s left out: %v", f.Name, err)
 		return false, nil, nil

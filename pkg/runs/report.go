@@ -18,19 +18,49 @@ import (
 
 var nan = math.NaN()
 
-// LossCurve returns the steps and losses of a log: held-out losses at evaluation steps, or
-// with trainLoss the training loss of every step.
-func LossCurve(log []train.Record, trainLoss bool) (steps, loss []float64) {
+// A Curve is what a chart draws of a log against the step.
+type Curve int
+
+const (
+	HeldOutLoss  Curve = iota // the held-out loss at each evaluation
+	TrainingLoss              // the training loss of every step
+	// Penalty is the soft orthogonality penalty (1/m) Σ_i ‖VᵀV x_i − x_i‖² (train.Orthogonality,
+	// Henaff et al. 2016 §4.3) before each step's SGD step on it, at the evaluation steps: how
+	// far V has drifted from orthogonal. A run without the penalty has none to draw.
+	Penalty
+)
+
+// String names c as a chart's y axis.
+func (c Curve) String() string {
+	switch c {
+	case HeldOutLoss, TrainingLoss:
+		return "loss"
+	case Penalty:
+		return "orthogonality penalty"
+	}
+	return fmt.Sprintf("Curve(%d)", int(c))
+}
+
+// LossCurve returns the steps and values of curve c of a log: the held-out loss (or the
+// penalty) at the evaluation steps, or the training loss of every step.
+func LossCurve(log []train.Record, c Curve) (steps, v []float64) {
 	for _, r := range log {
-		v := r.EvalLoss
-		if trainLoss {
-			v = r.Loss
+		var x float64
+		switch {
+		case c == TrainingLoss:
+			x = r.Loss
+		case math.IsNaN(r.EvalLoss):
+			continue // not an evaluation step
+		case c == Penalty:
+			x = r.Penalty
+		default:
+			x = r.EvalLoss
 		}
-		if !math.IsNaN(v) {
-			steps, loss = append(steps, float64(r.Step)), append(loss, v)
+		if !math.IsNaN(x) {
+			steps, v = append(steps, float64(r.Step)), append(v, x)
 		}
 	}
-	return steps, loss
+	return steps, v
 }
 
 // EvalWindow is how many consecutive held-out evaluations a median runs over where one would
@@ -50,7 +80,7 @@ func TooFewToDraw(dir string) string {
 		if err != nil {
 			continue
 		}
-		xs, _ := LossCurve(log, false)
+		xs, _ := LossCurve(log, HeldOutLoss)
 		evals = max(evals, len(xs))
 		step := 0
 		if n := len(log); n > 0 {
@@ -127,14 +157,14 @@ func Median(v []float64) float64 {
 	}
 }
 
-// LossSeries draws logs as one series: a single log as its curve (LossCurve), several (the
-// replicas of a multi-seed run) as their median with the min–max band, named
+// LossSeries draws curve c of logs as one series: a single log as its curve (LossCurve),
+// several (the replicas of a multi-seed run) as their median with the min–max band, named
 // "name, N seeds".
-func LossSeries(name string, trainLoss bool, logs ...[]train.Record) plots.Series {
+func LossSeries(name string, c Curve, logs ...[]train.Record) plots.Series {
 	var xs []float64
 	var curves [][]float64
 	for _, log := range logs {
-		steps, loss := LossCurve(log, trainLoss)
+		steps, loss := LossCurve(log, c)
 		if len(steps) > len(xs) {
 			xs = steps
 		}
@@ -191,17 +221,17 @@ func Plateau(task tasks.Task) float64 {
 // held-out loss, an evaluation) yet: nothing to draw.
 var ErrNoLog = errors.New("no replica has a log yet")
 
-// Chart draws the loss of each run directory against the iteration (held-out, or with
-// trainLoss the training loss of every step): a single run as its curve, a multi-seed run
+// Chart draws curve c of each run directory against the iteration (the held-out loss, the
+// training loss of every step, or the orthogonality penalty): a single run as its curve, a multi-seed run
 // as the median over its replicas with the min–max band, named "<model> <hidden>" (with
 // "pool" for an LT-RNN with l2 pooling; by their directories when two would share a name,
-// keeping the ", N seeds" of a multi-seed run), and the first run's baseline dashed (and, on the
+// keeping the ", N seeds" of a multi-seed run), and for a loss the first run's baseline dashed (and, on the
 // variable-length copy, its timing plateau: AddPlateau), on a log axis (a loss is positive, and learning shows as a factor); each model in its colour
-// (ColorByModel). The title is the first run's task. A replica with no log yet (or, for the held-out loss, no
+// (ColorByModel). The title is the first run's task. A replica with no log yet (or, but for the training loss, no
 // evaluation yet) is left out, and so is a run none of whose replicas has one (just started,
-// or started again by train -restart); an error if that leaves nothing to draw (ErrNoLog).
-func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
-	chart := plots.Chart{XLabel: "iteration", YLabel: "loss", Width: 720, Height: 400, LogY: true}
+// or started again by train -restart, or for the penalty trained without one); an error if that leaves nothing to draw (ErrNoLog).
+func Chart(dirs []string, c Curve) (plots.Chart, error) {
+	chart := plots.Chart{XLabel: "iteration", YLabel: c.String(), Width: 720, Height: 400, LogY: true}
 	baseline, plateau := nan, nan
 	var drawn []string // the directory of each series
 	for _, dir := range dirs {
@@ -215,8 +245,8 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 			if err != nil {
 				return chart, err
 			}
-			if _, heldOut := LossCurve(log, false); !trainLoss && len(heldOut) == 0 && len(Replicas(dir)) > 0 {
-				continue // a replica not evaluated yet: nothing to draw yet
+			if _, v := LossCurve(log, c); len(v) == 0 && (c == HeldOutLoss && len(Replicas(dir)) > 0 || c == Penalty) {
+				continue // a replica not evaluated yet, or trained without the penalty: nothing to draw
 			}
 			meta, logs = m, append(logs, log)
 		}
@@ -234,11 +264,14 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 		}
 		name := meta.Preset.Model.String()
 		if len(Replicas(dir)) == 0 {
-			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs[0]))
+			chart.Series = append(chart.Series, LossSeries(name, c, logs[0]))
 		} else {
-			chart.Series = append(chart.Series, LossSeries(name, trainLoss, logs...))
+			chart.Series = append(chart.Series, LossSeries(name, c, logs...))
 		}
 		drawn = append(drawn, dir)
+	}
+	if len(chart.Series) == 0 && c == Penalty {
+		return chart, fmt.Errorf("%s: no replica logs an orthogonality penalty at an evaluation (a run trained without it has none): %w", strings.Join(dirs, ", "), ErrNoLog)
 	}
 	if len(chart.Series) == 0 {
 		return chart, fmt.Errorf("%s: %w", strings.Join(dirs, ", "), ErrNoLog)
@@ -276,7 +309,7 @@ func Chart(dirs []string, trainLoss bool) (plots.Chart, error) {
 			chart.Series[i].Name = name
 		}
 	}
-	if !math.IsNaN(baseline) {
+	if !math.IsNaN(baseline) && c != Penalty {
 		AddBaseline(&chart, baseline)
 		AddPlateau(&chart, plateau)
 	}

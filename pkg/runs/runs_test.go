@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -255,7 +256,7 @@ func TestChartNames(t *testing.T) {
 	}
 	dirs := []string{write("adding-lt-irnn", "lt-irnn"), write("adding-lt-irnn-lr1e-3", "lt-irnn"), write("adding-lt-ornn", "lt-ornn"),
 		write("adding-lt-ornn-pool", "lt-ornn+pool")}
-	c, err := Chart(dirs, false)
+	c, err := Chart(dirs, HeldOutLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +271,7 @@ func TestChartNames(t *testing.T) {
 	for _, d := range []string{"x-a/seed-0", "x-a/seed-1", "x-b/seed-0", "x-b/seed-1"} {
 		write(d, "lt-irnn")
 	}
-	c, err = Chart([]string{filepath.Join(root, "x-a"), filepath.Join(root, "x-b")}, false)
+	c, err = Chart([]string{filepath.Join(root, "x-a"), filepath.Join(root, "x-b")}, HeldOutLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 	if err := Summary(&table, dir); err != nil || !strings.Contains(table.String(), "| 0.5000 [0.5000–0.5000] |") || !strings.Contains(table.String(), "(1 seeds)") {
 		t.Errorf("Summary: %v\n%s", err, table.String())
 	}
-	if c, err := Chart([]string{dir}, false); err != nil || len(c.Series) != 2 {
+	if c, err := Chart([]string{dir}, HeldOutLoss); err != nil || len(c.Series) != 2 {
 		t.Errorf("Chart: %v, %d series", err, len(c.Series))
 	}
 	// A run none of whose replicas has a log yet (train -restart moved the logs aside, or it
@@ -389,18 +390,18 @@ func TestReportSkipsStartingReplicas(t *testing.T) {
 		!strings.Contains(table.String(), "| again (2 seeds, no held-out loss yet) | lt-ornn 8 | Copy(T=9) | 0 | 0 s | – | – | – | – | 0.2500 |") {
 		t.Errorf("Summary of a run with no log yet: %v\n%s", err, table.String())
 	}
-	if c, err := Chart([]string{again, dir}, false); err != nil || len(c.Series) != 2 || c.Series[0].Name != "tanh 4" || c.Title != "Adding(T=5)" {
+	if c, err := Chart([]string{again, dir}, HeldOutLoss); err != nil || len(c.Series) != 2 || c.Series[0].Name != "tanh 4" || c.Title != "Adding(T=5)" {
 		t.Errorf("Chart with a run with no log yet: %v, %+v", err, c.Series)
 	}
 	// Left out, it does not shift the names of the runs after it: two runs of the same model
 	// are told apart by their own directories.
 	other := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-lr1e-3")
 	os.CopyFS(other, os.DirFS(dir))
-	if c, err := Chart([]string{again, dir, other}, false); err != nil || len(c.Series) != 3 ||
+	if c, err := Chart([]string{again, dir, other}, HeldOutLoss); err != nil || len(c.Series) != 3 ||
 		!strings.HasPrefix(c.Series[0].Name, filepath.Base(dir)) || !strings.HasPrefix(c.Series[1].Name, filepath.Base(other)) {
 		t.Errorf("Chart names after a run left out: %v, %+v", err, c.Series)
 	}
-	if _, err := Chart([]string{again}, false); err == nil || !strings.Contains(err.Error(), "no replica has a log yet") {
+	if _, err := Chart([]string{again}, HeldOutLoss); err == nil || !strings.Contains(err.Error(), "no replica has a log yet") {
 		t.Errorf("Chart of a run with no log yet alone: %v, want an error", err)
 	}
 	// Too few evaluations to draw: the phrase gives the logged replicas' steps from the least to
@@ -579,7 +580,7 @@ func TestChartPlateau(t *testing.T) {
 		}
 		return dir
 	}
-	c, err := Chart([]string{write("varcopy-lstm", "varcopy")}, false)
+	c, err := Chart([]string{write("varcopy-lstm", "varcopy")}, HeldOutLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +603,7 @@ func TestChartPlateau(t *testing.T) {
 	if c.DataPoints() != 2 {
 		t.Errorf("DataPoints = %d, want 2: the plateau is a reference line", c.DataPoints())
 	}
-	c, err = Chart([]string{write("copy-lstm", "copy")}, false)
+	c, err = Chart([]string{write("copy-lstm", "copy")}, HeldOutLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,5 +617,47 @@ func TestChartPlateau(t *testing.T) {
 	}
 	if got := Plateau(tasks.Adding{T: 30}); !math.IsNaN(got) {
 		t.Errorf("Plateau of adding = %g, want NaN", got)
+	}
+}
+
+// TestPenaltyChart: the Penalty curve draws the logged orthogonality penalty at the evaluation
+// steps only, on the y axis it names, without the loss's baseline; a run without the penalty
+// is not drawn, and runs none of which has it are an error that says so.
+func TestPenaltyChart(t *testing.T) {
+	root := t.TempDir()
+	write := func(name string, penalty float64) string {
+		dir := filepath.Join(root, name)
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, MetaFile), []byte(`{"Preset": {"Model": {"Kind": "lt-ornn", "Hidden": 4, "Pooling": true}}, "Task": "Adding(T=5)", "Baseline": 0.167}`), 0o644)
+		log := []train.Record{
+			{Step: 1, Loss: 1, EvalLoss: math.NaN(), Penalty: penalty},
+			{Step: 2, Loss: 1, EvalLoss: 0.5, Penalty: 2 * penalty},
+			{Step: 3, Loss: 1, EvalLoss: math.NaN(), Penalty: 3 * penalty},
+			{Step: 4, Loss: 1, EvalLoss: 0.4, Penalty: 4 * penalty},
+		}
+		for i := range log {
+			log[i].EvalAccuracy = math.NaN()
+		}
+		if err := WriteLog(filepath.Join(dir, LogFile), log); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	with, without := write("pool", 0.01), write("plain", math.NaN())
+	c, err := Chart([]string{without, with}, Penalty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Series) != 1 || c.YLabel != "orthogonality penalty" {
+		t.Fatalf("penalty chart: %d series (want 1: the run with the penalty, no baseline), y axis %q", len(c.Series), c.YLabel)
+	}
+	if s := c.Series[0]; !slices.Equal(s.X, []float64{2, 4}) || !slices.Equal(s.Y, []float64{0.02, 0.04}) {
+		t.Errorf("penalty series %v, %v; want the penalty at the evaluation steps 2 and 4: 0.02, 0.04", s.X, s.Y)
+	}
+	if _, err := Chart([]string{without}, Penalty); !errors.Is(err, ErrNoLog) || !strings.Contains(err.Error(), "orthogonality penalty") {
+		t.Errorf("penalty chart of a run without it: %v, want ErrNoLog naming the penalty", err)
+	}
+	if c, err := Chart([]string{with}, HeldOutLoss); err != nil || len(c.Series) != 2 || !slices.Equal(c.Series[0].Y, []float64{0.5, 0.4}) {
+		t.Errorf("held-out chart of the same run: %v, %+v; want the held-out losses 0.5, 0.4 and the baseline", err, c.Series)
 	}
 }
