@@ -69,18 +69,19 @@ func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) 
 	return nil
 }
 
-// ShowRecordedCurve shows curve c of the recorded runs names as ShowRecorded shows their
-// held-out loss, without the table: for runs.Penalty, how far each run's transition matrix
-// drifted from orthogonal as it trained, median and min–max band over the seeds. A run not
-// recorded yet, or with too few evaluations to draw, is named under the chart and left out; a
-// run without curve c (the penalty of a run trained without it) is left out.
-func ShowRecordedCurve(title string, c runs.Curve, names ...string) error {
+// ShowRecordedPenalty shows the orthogonality penalty the recorded runs names logged at their
+// evaluations (runs.Penalty): how far each run's transition matrix drifted from orthogonal as
+// it trained, median and min–max band over the seeds, as ShowRecorded shows their held-out
+// loss but without the table. A run not recorded yet, or with too few evaluations to draw, is
+// named under the chart and left out; so is a run trained without the penalty, and runs none of
+// which has it are an error.
+func ShowRecordedPenalty(title string, names ...string) error {
 	dirs, notDrawn, err := recorded(names)
 	if err != nil {
 		return err
 	}
 	if len(dirs) > 0 {
-		chart, err := runs.Chart(dirs, c)
+		chart, err := runs.Chart(dirs, runs.Penalty)
 		if err != nil {
 			return fmt.Errorf("notebook: %w", err)
 		}

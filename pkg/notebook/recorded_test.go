@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
-	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -69,7 +68,7 @@ func TestShowRecorded(t *testing.T) {
 	if got := strings.Join(adjusted, "|"); got != "tanh 4|baseline" {
 		t.Errorf("adjust saw the series %q, want %q", got, "tanh 4|baseline")
 	}
-	// ShowRecordedCurve of the penalty: a run trained with it is drawn, a run without it is
+	// ShowRecordedPenalty: a run trained with it is drawn, a run without it is
 	// left out, a run not recorded is named; only runs none of which has it are an error.
 	p = tinyPreset("test/penalty")
 	p.Train.Steps, p.Train.Orthogonality = 6, train.Orthogonality{Points: 3, LR: 1e-3}
@@ -85,15 +84,15 @@ func TestShowRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Stdout = w
-	err = ShowRecordedCurve("drift", runs.Penalty, "rec", "pen", "absent")
+	err = ShowRecordedPenalty("drift", "rec", "pen", "absent")
 	os.Stdout = stdout
 	w.Close()
 	out, _ = io.ReadAll(r)
 	if err != nil || !strings.Contains(string(out), "absent: not recorded yet") {
-		t.Errorf("ShowRecordedCurve(Penalty) of rec, pen, absent: %v, printed %q; want no error, absent named", err, out)
+		t.Errorf("ShowRecordedPenalty of rec, pen, absent: %v, printed %q; want no error, absent named", err, out)
 	}
-	if err := ShowRecordedCurve("drift", runs.Penalty, "rec"); err == nil || !strings.Contains(err.Error(), "orthogonality penalty") {
-		t.Errorf("ShowRecordedCurve(Penalty) of a run without it: %v, want an error naming the penalty", err)
+	if err := ShowRecordedPenalty("drift", "rec"); err == nil || !strings.Contains(err.Error(), "orthogonality penalty") {
+		t.Errorf("ShowRecordedPenalty of a run without it: %v, want an error naming the penalty", err)
 	}
 	t.Setenv("LONGMEMORY_ROOT", "")
 	if err := ShowRecorded("recorded", "rec"); err == nil || !strings.Contains(err.Error(), "LONGMEMORY_ROOT is not set") {
