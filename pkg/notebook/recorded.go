@@ -72,13 +72,18 @@ func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) 
 // ShowRecordedPenalty shows the orthogonality penalty the recorded runs names logged at their
 // evaluations (runs.Penalty): how far each run's transition matrix drifted from orthogonal as
 // it trained, median and min–max band over the seeds, as ShowRecorded shows their held-out
-// loss but without the table. A run not recorded yet, or with too few evaluations to draw, is
-// named under the chart and left out; so is a run trained without the penalty, and runs none of
-// which has it are an error.
+// loss but without the table. A run not recorded yet, with too few evaluations to draw, or
+// trained without the penalty is named under the chart and left out; runs none of which has it
+// are an error.
 func ShowRecordedPenalty(title string, names ...string) error {
 	dirs, notDrawn, err := recorded(names)
 	if err != nil {
 		return err
+	}
+	for _, dir := range dirs {
+		if !logsPenalty(dir) {
+			notDrawn = append(notDrawn, filepath.Base(dir)+": trained without the orthogonality penalty, nothing to draw")
+		}
 	}
 	if len(dirs) > 0 {
 		chart, err := runs.Chart(dirs, runs.Penalty)
@@ -92,6 +97,19 @@ func ShowRecordedPenalty(title string, names ...string) error {
 		fmt.Println(line)
 	}
 	return nil
+}
+
+// logsPenalty says whether a replica of run directory dir logs the orthogonality penalty at an
+// evaluation.
+func logsPenalty(dir string) bool {
+	for _, rep := range runs.RunDirs(dir) {
+		if _, log, err := runs.Read(rep); err == nil {
+			if _, v := runs.LossCurve(log, runs.Penalty); len(v) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // recorded returns the directories of the recorded runs names (under RecordedRunsDir) that can

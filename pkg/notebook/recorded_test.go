@@ -88,8 +88,9 @@ func TestShowRecorded(t *testing.T) {
 	os.Stdout = stdout
 	w.Close()
 	out, _ = io.ReadAll(r)
-	if err != nil || !strings.Contains(string(out), "absent: not recorded yet") {
-		t.Errorf("ShowRecordedPenalty of rec, pen, absent: %v, printed %q; want no error, absent named", err, out)
+	if err != nil || !strings.Contains(string(out), "absent: not recorded yet") || !strings.Contains(string(out), "rec: trained without the orthogonality penalty") ||
+		strings.Contains(string(out), "pen:") {
+		t.Errorf("ShowRecordedPenalty of rec, pen, absent: %v, printed %q; want no error, absent and rec named, pen drawn", err, out)
 	}
 	if err := ShowRecordedPenalty("drift", "rec"); err == nil || !strings.Contains(err.Error(), "orthogonality penalty") {
 		t.Errorf("ShowRecordedPenalty of a run without it: %v, want an error naming the penalty", err)

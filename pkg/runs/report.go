@@ -24,9 +24,10 @@ type Curve int
 const (
 	HeldOutLoss  Curve = iota // the held-out loss at each evaluation
 	TrainingLoss              // the training loss of every step
-	// Penalty is the soft orthogonality penalty (1/m) Σ_i ‖VᵀV x_i − x_i‖² (train.Orthogonality,
-	// Henaff et al. 2016 §4.3) before each step's SGD step on it, at the evaluation steps: how
-	// far V has drifted from orthogonal. A run without the penalty has none to draw.
+	// Penalty is the soft orthogonality penalty in its squared form, (1/m) Σ_i ‖VᵀV x_i − x_i‖²
+	// (train.Orthogonality, Henaff et al. 2016 §4.3), logged before each step's SGD step on the
+	// penalty (squared or not), at the evaluation steps: how far V has drifted from orthogonal.
+	// A run trained without the penalty has none to draw.
 	Penalty
 )
 
@@ -227,13 +228,15 @@ var ErrNoLog = errors.New("no replica has a log yet")
 // "pool" for an LT-RNN with l2 pooling; by their directories when two would share a name,
 // keeping the ", N seeds" of a multi-seed run), and for a loss the first run's baseline dashed (and, on the
 // variable-length copy, its timing plateau: AddPlateau), on a log axis (a loss is positive, and learning shows as a factor); each model in its colour
-// (ColorByModel). The title is the first run's task. A replica with no log yet (or, but for the training loss, no
-// evaluation yet) is left out, and so is a run none of whose replicas has one (just started,
-// or started again by train -restart, or for the penalty trained without one); an error if that leaves nothing to draw (ErrNoLog).
+// (ColorByModel). The title is the first run's task. Left out: a replica of a multi-seed run with no log
+// yet, or with no held-out evaluation yet when c is the held-out loss; a run or replica without the
+// penalty's values when c is the penalty; and a run none of whose replicas is left (just started, or
+// started again by train -restart). An error if that leaves nothing to draw (ErrNoLog).
 func Chart(dirs []string, c Curve) (plots.Chart, error) {
 	chart := plots.Chart{XLabel: "iteration", YLabel: c.String(), Width: 720, Height: 400, LogY: true}
 	baseline, plateau := nan, nan
 	var drawn []string // the directory of each series
+	logged := false    // some replica has a log
 	for _, dir := range dirs {
 		var logs [][]train.Record
 		var meta Meta
@@ -245,6 +248,7 @@ func Chart(dirs []string, c Curve) (plots.Chart, error) {
 			if err != nil {
 				return chart, err
 			}
+			logged = logged || len(log) > 0
 			if _, v := LossCurve(log, c); len(v) == 0 && (c == HeldOutLoss && len(Replicas(dir)) > 0 || c == Penalty) {
 				continue // a replica not evaluated yet, or trained without the penalty: nothing to draw
 			}
@@ -270,7 +274,7 @@ func Chart(dirs []string, c Curve) (plots.Chart, error) {
 		}
 		drawn = append(drawn, dir)
 	}
-	if len(chart.Series) == 0 && c == Penalty {
+	if len(chart.Series) == 0 && c == Penalty && logged {
 		return chart, fmt.Errorf("%s: no replica logs an orthogonality penalty at an evaluation (a run trained without it has none): %w", strings.Join(dirs, ", "), ErrNoLog)
 	}
 	if len(chart.Series) == 0 {
@@ -399,14 +403,21 @@ func Summary(w io.Writer, dirs ...string) error {
 			}
 			name, final, best = fmt.Sprintf("%s (%d seeds)", name, len(finals)), spread(finals), spread(bests)
 		}
-		above := 0
+		above, scored := 0, 0 // a single run's final is NaN before its first evaluation
 		for _, f := range finals {
+			if !math.IsNaN(f) {
+				scored++
+			}
 			if f > meta.Baseline {
 				above++
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f s | %s | %d of %d | %s | %s | %.4f |\n", name,
-			meta.Preset.Model, meta.Task, steps, secs, final, above, len(finals), best, accText, meta.Baseline)
+		aboveText := "–"
+		if scored > 0 {
+			aboveText = fmt.Sprintf("%d of %d", above, scored)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f s | %s | %s | %s | %s | %.4f |\n", name,
+			meta.Preset.Model, meta.Task, steps, secs, final, aboveText, best, accText, meta.Baseline)
 	}
 	return nil
 }

@@ -661,3 +661,20 @@ func TestPenaltyChart(t *testing.T) {
 		t.Errorf("held-out chart of the same run: %v, %+v; want the held-out losses 0.5, 0.4 and the baseline", err, c.Series)
 	}
 }
+
+// TestSummaryAboveBaselineUnscored: a single run not evaluated yet has no final loss, so its
+// count of seeds above the baseline is "–", not "0 of 1".
+func TestSummaryAboveBaselineUnscored(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, MetaFile), []byte(`{"Preset": {"Model": {"Kind": "tanh", "Hidden": 4}}, "Task": "Adding(T=5)", "Baseline": 0.167}`), 0o644)
+	if err := WriteLog(filepath.Join(dir, LogFile), []train.Record{{Step: 1, Loss: 0.5, EvalLoss: math.NaN(), EvalAccuracy: math.NaN(), Penalty: math.NaN()}}); err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	if err := Summary(&table, dir); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| NaN | – | +Inf | – | 0.1670 |"; !strings.Contains(table.String(), want) {
+		t.Errorf("summary of a run not evaluated:\n%s\nwant it to contain %q", table.String(), want)
+	}
+}
