@@ -138,6 +138,40 @@ func (f Figure) draw(root, figures string, say func(string, ...any)) (drawn bool
 	return true, undrawn, nil
 }
 
+// PenaltyFigure is the suffix of the name of an ablation's second figure: the orthogonality
+// penalty its arms log (runs.Penalty), drawn when one of them logs it.
+const PenaltyFigure = "-penalty"
+
+// drawPenalty writes figures/NAME-penalty.png: the orthogonality penalty f's runs log at their
+// evaluations, as `longmemory plot -penalty -logy -title "TITLE: …"` draws it, leaving out the
+// runs draw leaves out and those trained without the penalty. It returns false, and writes
+// nothing, when none of the runs logs it.
+func (f Figure) drawPenalty(root, figures string, say func(string, ...any)) (bool, error) {
+	var dirs []string
+	for _, r := range f.Runs {
+		if runs.TooFewToDraw(filepath.Join(root, r)) == "" {
+			dirs = append(dirs, filepath.Join(root, r))
+		}
+	}
+	if len(dirs) == 0 {
+		return false, nil
+	}
+	chart, err := runs.Chart(dirs, runs.Penalty)
+	if errors.Is(err, runs.ErrNoLog) {
+		return false, nil // no arm logs the penalty: an ablation of something else
+	}
+	if err != nil {
+		return false, fmt.Errorf("figure %s: %w", f.Name+PenaltyFigure, err)
+	}
+	chart.Title = f.Title + ": the orthogonality penalty"
+	path := filepath.Join(figures, f.Name+PenaltyFigure+".png")
+	if err := runs.WriteFigure(path, chart); err != nil {
+		return false, fmt.Errorf("figure %s: %w", f.Name+PenaltyFigure, err)
+	}
+	say("wrote %s", path)
+	return true, nil
+}
+
 // removeStale removes path, an earlier drawing of a figure that is left out now: no report
 // links it, and it would show its runs as they stood then. A path that does not exist is no
 // error.

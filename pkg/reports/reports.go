@@ -108,6 +108,18 @@ func Write(o Options) error {
 				return err
 			}
 		}
+		// An ablation whose arms log the orthogonality penalty gets a second figure of it.
+		penalty := f.Name + PenaltyFigure
+		if f.Report == Ablations && drawn[f.Name] {
+			if drawn[penalty], err = f.drawPenalty(o.Runs, figures, say); err != nil {
+				return err
+			}
+		}
+		if !drawn[penalty] {
+			if err := removeStale(filepath.Join(figures, penalty+".png"), say); err != nil {
+				return err
+			}
+		}
 	}
 	byName, err := claims.LoadAll(o.Runs, cs, vs, ss)
 	if err != nil {
@@ -386,6 +398,11 @@ func (r report) ablations(variants []claims.Verdict, say func(string, ...any)) (
 		}
 		if r.drawn[f.Name] {
 			lines(&w, "", fmt.Sprintf("![%s](%s/%s.png)", f.Name, FiguresDir, f.Name))
+		}
+		if penalty := f.Name + PenaltyFigure; r.drawn[penalty] {
+			lines(&w, "", "How far each arm's V is from orthogonal: the penalty (1/m) Σ ‖VᵀV x − x‖² it logs before each step's",
+				"SGD step on the penalty, in this squared form whichever form the arm steps on (median and min–max band over the seeds).",
+				"", fmt.Sprintf("![%s](%s/%s.png)", penalty, FiguresDir, penalty))
 		}
 	}
 	return w.Bytes(), nil

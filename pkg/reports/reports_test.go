@@ -32,7 +32,8 @@ const runsTSV = "# the fixture's runs\nname\tpreset\toverrides\tseeds\tsteps\tth
 	"a\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5 -batch 4 -eval-every 1 -checkpoint-every 6\t2\t6\teval\n" +
 	"b\tarjovsky/copy-T100/tanh-80\t-hidden 6 -T 5 -batch 4 -eval-every 1 -checkpoint-every 6 -lr 1e-2\t2\t6\t-\n" +
 	"esn\tsuccessors/copy-T500/esn-128\t-hidden 4 -T 5 -batch 4 -eval-every 1 -checkpoint-every 6\t2\t6\tfit -sequences 20 -beta 1\n" +
-	"later\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5\t2\t3000\teval\n"
+	"later\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5\t2\t3000\teval\n" +
+	"pen\thenaff/copy-T500/lt-ornn-80-pool\t-hidden 4 -T 5 -batch 4 -eval-every 1 -checkpoint-every 6\t2\t6\t-\n"
 
 const figuresTSV = "# the fixture's figures\n" + "report\tname\ttitle\tymax\truns\n" +
 	"VERDICTS.md\tfig-ab\tcopy, a against b\t-\ta,b\n" +
@@ -41,6 +42,7 @@ const figuresTSV = "# the fixture's figures\n" + "report\tname\ttitle\tymax\trun
 	"SUCCESSORS.md\tsucc\tcopy: after the uRNN\t2.5\tb, esn\n" +
 	"ABLATIONS.md\tablation-b\tD0 the learning rate, tanh copy T = 5\t-\ta,b\n" +
 	"ABLATIONS.md\tablation-absent\tD1 an arm not run, tanh copy T = 5\t-\ta,absent\n" +
+	"ABLATIONS.md\tablation-pen\tD2 the orthogonality penalty, LT-ORNN copy T = 5\t-\ta,pen\n" +
 	"VERDICTS.md\tfig-a-late\ta, and a run with nothing to draw yet\t-\ta,starting\n"
 
 const resultsMD = "# Results\n\nBefore.\n\n" +
@@ -201,6 +203,8 @@ func TestWrite(t *testing.T) {
 			"## Setting variants of the papers' claims", "| v1 Paper §1",
 			"## D0 the learning rate, tanh copy T = 5\n\n| run |", "![ablation-b](figures/ablation-b.png)\n",
 			"## D1 an arm not run, tanh copy T = 5\n\n| run |", "\nNot run yet: absent.\n",
+			"## D2 the orthogonality penalty, LT-ORNN copy T = 5\n\n| run |", "![ablation-pen](figures/ablation-pen.png)\n",
+			"How far each arm's V is from orthogonal", "![ablation-pen-penalty](figures/ablation-pen-penalty.png)\n",
 		},
 		Results: {
 			"# Results\n\nBefore.\n\n<!-- verdicts: written by longmemory reports; do not edit by hand -->\n| claim |",
@@ -219,6 +223,13 @@ func TestWrite(t *testing.T) {
 			t.Errorf("%s links a figure left out, or keeps the old tables:\n%s", name, text)
 		}
 	}
+	// Only the ablation with an arm that logs the penalty gets its penalty figure.
+	if a := read(t, filepath.Join(out, Ablations)); strings.Contains(a, "ablation-b-penalty") {
+		t.Errorf("%s links a penalty figure of arms trained without the penalty:\n%s", Ablations, a)
+	}
+	if _, err := os.Stat(filepath.Join(out, FiguresDir, "ablation-pen-penalty.png")); err != nil {
+		t.Errorf("the penalty figure: %v", err)
+	}
 	if v := read(t, filepath.Join(out, Verdicts)); strings.Contains(v, "| s1") || strings.Contains(v, "| v1") {
 		t.Errorf("%s holds the successors' or the variants' verdicts:\n%s", Verdicts, v)
 	}
@@ -232,7 +243,7 @@ func TestWrite(t *testing.T) {
 	for i := range figs {
 		figs[i] = filepath.Base(figs[i])
 	}
-	if w := []string{"ablation-b.png", "fig-a-late.png", "fig-ab.png", "succ.png"}; !slices.Equal(figs, w) {
+	if w := []string{"ablation-b.png", "ablation-pen-penalty.png", "ablation-pen.png", "fig-a-late.png", "fig-ab.png", "succ.png"}; !slices.Equal(figs, w) {
 		t.Errorf("figures %v, want %v", figs, w)
 	}
 	for _, w := range []string{
@@ -276,8 +287,8 @@ func TestWriteDeterministic(t *testing.T) {
 		n++
 		return nil
 	})
-	if n != 9 { // 5 reports, 4 figures
-		t.Errorf("%d files written, want 9", n)
+	if n != 11 { // 5 reports, 6 figures
+		t.Errorf("%d files written, want 11", n)
 	}
 }
 
@@ -334,7 +345,7 @@ func TestSplice(t *testing.T) {
 
 func TestParseFigures(t *testing.T) {
 	figs, err := ParseFigures(strings.NewReader(figuresTSV), FiguresFile)
-	if err != nil || len(figs) != 7 {
+	if err != nil || len(figs) != 8 {
 		t.Fatalf("ParseFigures = %v, %v", figs, err)
 	}
 	if f := figs[3]; f.Report != Successors || f.Name != "succ" || f.Title != "copy: after the uRNN" || f.YMax == nil || *f.YMax != 2.5 ||
