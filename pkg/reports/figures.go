@@ -109,14 +109,7 @@ func (f Figure) draw(root, figures string, say func(string, ...any)) (drawn bool
 		say("figure %s left out: %s does not exist yet", f.Name, filepath.Join(root, r))
 		return false, nil, nil
 	}
-	var dirs []string
-	for _, r := range f.Runs {
-		if why := runs.TooFewToDraw(filepath.Join(root, r)); why != "" {
-			undrawn = append(undrawn, r+": "+why)
-			continue
-		}
-		dirs = append(dirs, filepath.Join(root, r))
-	}
+	dirs, undrawn := f.drawable(root)
 	if len(dirs) == 0 {
 		say("figure %s left out: none of its runs can be drawn yet (%s)", f.Name, strings.Join(undrawn, "; "))
 		return false, nil, nil
@@ -138,6 +131,19 @@ func (f Figure) draw(root, figures string, say func(string, ...any)) (drawn bool
 	return true, undrawn, nil
 }
 
+// drawable returns the directories of f's runs under root that can be drawn, and for each of
+// the others, too few held-out evaluations to draw (runs.TooFewToDraw), the run and why.
+func (f Figure) drawable(root string) (dirs, undrawn []string) {
+	for _, r := range f.Runs {
+		if why := runs.TooFewToDraw(filepath.Join(root, r)); why != "" {
+			undrawn = append(undrawn, r+": "+why)
+			continue
+		}
+		dirs = append(dirs, filepath.Join(root, r))
+	}
+	return dirs, undrawn
+}
+
 // PenaltyFigure is the suffix of the name of an ablation's second figure: the orthogonality
 // penalty its arms log (runs.Penalty), drawn when one of them logs it.
 const PenaltyFigure = "-penalty"
@@ -147,12 +153,7 @@ const PenaltyFigure = "-penalty"
 // runs draw leaves out and those trained without the penalty. It returns false, and writes
 // nothing, when none of the runs logs it.
 func (f Figure) drawPenalty(root, figures string, say func(string, ...any)) (bool, error) {
-	var dirs []string
-	for _, r := range f.Runs {
-		if runs.TooFewToDraw(filepath.Join(root, r)) == "" {
-			dirs = append(dirs, filepath.Join(root, r))
-		}
-	}
+	dirs, _ := f.drawable(root)
 	if len(dirs) == 0 {
 		return false, nil
 	}
