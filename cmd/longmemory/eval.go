@@ -21,14 +21,17 @@ const saltTest = 0x74657374 // "test"
 
 // evalCmd scores a run's latest checkpoint: on the first -n images of the test set for the
 // pixel-MNIST tasks (the papers' test accuracy), on -n fresh sequences for the others. For a
-// multi-seed run (train -seeds) it scores every replica and gives the median and range.
+// multi-seed run (train -seeds) it scores every replica and gives the median and range. With
+// -save it records each replica's score in its runs.TestFile, which the claims judge; a replica
+// already recorded at its latest checkpoint on as many examples is not scored again.
 func evalCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 10000, "test images (pixel MNIST: at most 10000) or fresh sequences to score")
 	batch := fs.Int("batch", 100, "sequences per forward pass")
+	save := fs.Bool("save", false, "record each replica's score in its "+runs.TestFile+" (the claims compare pixel-MNIST accuracies from it)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: longmemory eval [-n 10000] [-batch 100] DIR\n\nScores the latest checkpoint of the run in DIR on the test set.")
+		fmt.Fprintln(stderr, "usage: longmemory eval [-n 10000] [-batch 100] [-save] DIR\n\nScores the latest checkpoint of the run in DIR on the test set.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,7 +47,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	dir := fs.Arg(0)
 	reps := runs.Replicas(dir)
 	if len(reps) == 0 {
-		sc, err := evalRun(dir, *n, *batch, stderr)
+		sc, err := evalRun(dir, *n, *batch, *save, stderr)
 		if err != nil {
 			return err
 		}
@@ -55,7 +58,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	var losses, accs []float64
 	var errs []error
 	for _, rep := range reps {
-		sc, err := evalRun(rep, *n, *batch, stderr)
+		sc, err := evalRun(rep, *n, *batch, *save, stderr)
 		if err != nil {
 			return err
 		}
@@ -78,12 +81,16 @@ type score struct {
 	name, what, checkpoint string
 	step, n                int
 	loss, acc, baseline    float64
+	recorded               bool // read from the replica's runs.TestFile, not scored again
 }
 
 func (s score) String() string {
 	text := fmt.Sprintf("%s at step %d, %d %s: loss %.4f (baseline %.4f)", s.name, s.step, s.n, s.what, s.loss, s.baseline)
 	if !math.IsNaN(s.acc) {
 		text += fmt.Sprintf(", accuracy %.2f%%", 100*s.acc)
+	}
+	if s.recorded {
+		text += " (recorded before)"
 	}
 	return text
 }
@@ -96,8 +103,10 @@ func (s score) diverged() error {
 	return nil
 }
 
-// evalRun scores the latest checkpoint of the run in dir on n test examples, batch at a time.
-func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
+// evalRun scores the latest checkpoint of the run in dir on n test examples, batch at a time;
+// with save, it records the score in dir's runs.TestFile, or reads it from there when it was
+// recorded at that checkpoint on n examples.
+func evalRun(dir string, n, batch int, save bool, stderr io.Writer) (score, error) {
 	meta, err := runs.ReadMeta(dir)
 	if err != nil {
 		return score{}, fmt.Errorf("eval: %w", err)
@@ -137,6 +146,16 @@ func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
 		next = pm.Examples
 		what = "test images"
 	}
+	sc := score{name: p.Name, what: what, checkpoint: tr.LastCheckpoint, step: tr.Step, n: n, baseline: task.Baseline()}
+	if save {
+		if t, err := runs.ReadTest(dir); err == nil && t.Step == tr.Step && t.Examples == n {
+			sc.loss, sc.acc, sc.recorded = t.Loss, math.NaN(), true
+			if t.Accuracy != nil {
+				sc.acc = *t.Accuracy
+			}
+			return sc, nil
+		}
+	}
 	var lossSum, accSum float64
 	for start := 0; start < n; start += batch {
 		size := min(batch, n-start)
@@ -151,6 +170,15 @@ func evalRun(dir string, n, batch int, stderr io.Writer) (score, error) {
 		lossSum += loss * float64(size)
 		accSum += acc * float64(size)
 	}
-	return score{name: p.Name, what: what, checkpoint: tr.LastCheckpoint, step: tr.Step, n: n,
-		loss: lossSum / float64(n), acc: accSum / float64(n), baseline: task.Baseline()}, nil
+	sc.loss, sc.acc = lossSum/float64(n), accSum/float64(n)
+	if save && sc.diverged() == nil {
+		t := runs.Test{Step: sc.step, Examples: n, Loss: sc.loss, Baseline: sc.baseline, Host: runs.Host(), Backend: b.Name()}
+		if !math.IsNaN(sc.acc) {
+			t.Accuracy = &sc.acc
+		}
+		if err := runs.WriteTest(dir, t); err != nil {
+			return sc, err
+		}
+	}
+	return sc, nil
 }

@@ -5,7 +5,7 @@
 //	longmemory train -preset NAME -out DIR        train a preset; -resume continues DIR's run
 //	longmemory train -model urnn -hidden 128 -task copy -T 100 -steps 500 -out DIR
 //	longmemory plot -o fig.png DIR1 DIR2 …        loss (or -penalty: orthogonality penalty) against iteration (.png or .svg)
-//	longmemory eval [-n 10000] DIR                 test-set loss and accuracy of DIR's checkpoint
+//	longmemory eval [-n 10000] [-save] DIR         test-set loss and accuracy of DIR's checkpoint (-save: into test.json)
 //	longmemory summary DIR1 DIR2 …                 a Markdown table of the runs
 //	longmemory verdict [-runs DIR] CLAIMS.tsv        the papers' claims against the runs: reproduced or not
 //	longmemory fit [-sequences N] [-beta β] DIR…      an ESN run's readout in closed form (ridge.json), against its gradient-trained one

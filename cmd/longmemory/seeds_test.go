@@ -81,6 +81,22 @@ func TestTrainSeeds(t *testing.T) {
 		!regexp.MustCompile(`3 seeds: loss median \d\.\d{4} \[\d\.\d{4}–\d\.\d{4}\], accuracy median`).MatchString(out) {
 		t.Errorf("eval of a multi-seed run: exit %d\n%s", code, out)
 	}
+	// eval -save records each replica's score, which a second -save on as many examples reads
+	// back instead of scoring again; other -n scores again.
+	if code, out := cli("eval", "-save", "-n", "5", dir); code != 0 || strings.Contains(out, "recorded before") {
+		t.Errorf("eval -save: exit %d\n%s", code, out)
+	}
+	for _, rep := range runs.Replicas(dir) {
+		if sc, err := runs.ReadTest(rep); err != nil || sc.Step != 6 || sc.Examples != 5 || sc.Accuracy == nil {
+			t.Errorf("%s after eval -save: %+v, %v; want step 6 on 5 examples with an accuracy", rep, sc, err)
+		}
+	}
+	if code, out := cli("eval", "-save", "-n", "5", dir); code != 0 || strings.Count(out, "(recorded before)") != 3 {
+		t.Errorf("eval -save again: exit %d, want 3 replicas recorded before\n%s", code, out)
+	}
+	if code, out := cli("eval", "-save", "-n", "4", dir); code != 0 || strings.Contains(out, "recorded before") {
+		t.Errorf("eval -save -n 4 after -n 5: exit %d, want every replica scored again\n%s", code, out)
+	}
 	// plot: the median over the replicas with the min–max band.
 	svg := filepath.Join(t.TempDir(), "seeds.svg")
 	if code, out := cli("plot", "-o", svg, dir); code != 0 {

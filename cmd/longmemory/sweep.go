@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -89,23 +88,23 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // then does what a run's then column asks once it is trained: "fit FLAGS" fits an ESN run's
-// readouts in closed form (fitCmd); "eval" scores every replica on the test split into
-// DIR/test-accuracy.txt, once.
+// readouts in closed form (fitCmd); "eval" scores every replica on the test split and records
+// it in the replica's runs.TestFile (evalCmd -save, which skips a replica recorded already).
 func then(r sweep.Run, dir string, stdout, stderr io.Writer) error {
 	switch r.Then[0] {
 	case "fit":
 		return fitCmd(append(append([]string{}, r.Then[1:]...), dir), io.Discard, stderr)
 	case "eval":
-		path := filepath.Join(dir, runs.TestAccuracyFile)
-		if _, err := os.Stat(path); err == nil {
-			return nil
-		}
 		var out bytes.Buffer
-		if err := evalCmd([]string{dir}, &out, stderr); err != nil {
+		if err := evalCmd([]string{"-save", dir}, &out, stderr); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "sweep: %s: test split scored into %s\n", r.Name, path)
-		return runs.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(out.Bytes()); return err })
+		summary, err := runs.TestSummary(dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "sweep: %s: test split: %s\n", r.Name, summary)
+		return nil
 	}
 	return fmt.Errorf("sweep: %s: then %q, want fit or eval", r.Name, r.Then[0])
 }

@@ -21,9 +21,9 @@ import (
 )
 
 // sweepFile is a runs file of three small runs of two seeds; "long" runs long enough to be
-// requeued in the middle.
+// requeued in the middle; "short" is scored on fresh test sequences once trained.
 const sweepFile = "name\tpreset\toverrides\tseeds\tsteps\tthen\n" +
-	"short\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5 -batch 4 -eval-every 10 -checkpoint-every 10\t2\t40\t-\n" +
+	"short\tarjovsky/copy-T100/tanh-80\t-hidden 4 -T 5 -batch 4 -eval-every 10 -checkpoint-every 10\t2\t40\teval\n" +
 	"long\tarjovsky/copy-T100/tanh-80\t-hidden 6 -T 10 -batch 4 -eval-every 50 -checkpoint-every 25\t2\t1500\t-\n" +
 	"adding\thenaff/adding-T400/lt-irnn-128\t-hidden 4 -T 5 -batch 4 -eval-every 10 -checkpoint-every 10\t2\t40\t-\n"
 
@@ -37,8 +37,28 @@ func TestSweepLocal(t *testing.T) {
 	if code, out := cli("sweep", "-status", "-runs", root, file); code != 0 || !strings.Contains(out, "0 of 3 runs done") {
 		t.Errorf("sweep -status before: exit %d\n%s", code, out)
 	}
-	if code, out := cli("sweep", "-runs", root, "-only", "short", file); code != 0 || !strings.Contains(out, "short: done") {
+	if code, out := cli("sweep", "-runs", root, "-only", "short", file); code != 0 || !strings.Contains(out, "short: done") ||
+		!strings.Contains(out, "short: test split: 2 of 2 seeds scored at step 40 on 10000 test examples: loss median") {
 		t.Fatalf("sweep -only short: exit %d\n%s", code, out)
+	}
+	// Then eval recorded each replica's score at its final checkpoint, and a second sweep
+	// keeps it rather than scoring again.
+	var recorded []os.FileInfo
+	for _, rep := range runs.Replicas(filepath.Join(root, "short")) {
+		sc, err := runs.ReadTest(rep)
+		if err != nil || sc.Step != 40 || sc.Examples != 10000 || sc.Accuracy == nil || !(sc.Loss > 0) || sc.Host != runs.Host() {
+			t.Errorf("%s: test score %+v, %v; want step 40 on 10000 examples with an accuracy", rep, sc, err)
+		}
+		st, _ := os.Stat(filepath.Join(rep, runs.TestFile))
+		recorded = append(recorded, st)
+	}
+	if code, out := cli("sweep", "-runs", root, "-only", "short", file); code != 0 || !strings.Contains(out, "short: test split: 2 of 2 seeds") {
+		t.Fatalf("sweep -only short again: exit %d\n%s", code, out)
+	}
+	for i, rep := range runs.Replicas(filepath.Join(root, "short")) {
+		if st, err := os.Stat(filepath.Join(rep, runs.TestFile)); err != nil || recorded[i] == nil || !st.ModTime().Equal(recorded[i].ModTime()) {
+			t.Errorf("%s: the second sweep wrote its %s again (%v)", rep, runs.TestFile, err)
+		}
 	}
 	if code, out := cli("sweep", "-status", "-runs", root, file); code != 0 || !regexp.MustCompile(`short\s+40–40 / 40\s+2 of 2\s+[0-9.]+\s+`+regexp.QuoteMeta(runs.Host())+`\s+done`).MatchString(out) ||
 		!strings.Contains(out, "1 of 3 runs done") {

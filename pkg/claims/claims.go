@@ -193,10 +193,11 @@ type Run struct {
 	Hosts     []string // the machines that trained it
 }
 
-// Seed is one replica's log.
+// Seed is one replica's log, and its score on the task's test split when it has one (rule 6).
 type Seed struct {
 	Seed uint64
 	Log  []train.Record
+	Test *runs.Test // runs.TestFile; nil when not scored
 }
 
 // StepSeconds is the run's training time per step, its replicas at once: the median over its

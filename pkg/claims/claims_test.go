@@ -341,20 +341,47 @@ func TestLowerAndAccuracy(t *testing.T) {
 	if v := judge(t, claim(Lower, []string{"hi"}, None, []string{"lo"}, 5000), lo, hi); v.Outcome != NotReproduced {
 		t.Errorf("0.08 against 0.05: %s, want not reproduced", v.Outcome)
 	}
+	// Accuracies are the test split's (runs.TestFile) at the horizon: the held-out batch's are
+	// ordered the other way round here, and do not count.
 	acc := func(name string, a float64) *Run {
 		r := synth(name, "mnist", math.Log(10), 100, eight(flat(1))...)
 		for i := range r.Seeds {
 			for j := range r.Seeds[i].Log {
-				r.Seeds[i].Log[j].EvalAccuracy = a + 0.001*float64(i)
+				r.Seeds[i].Log[j].EvalAccuracy = 1.7 - a + 0.001*float64(i)
 			}
+			ta := a + 0.001*float64(i)
+			r.Seeds[i].Test = &runs.Test{Step: 5000, Examples: 10000, Loss: 1, Accuracy: &ta}
 		}
 		return r
 	}
-	if v := judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.9), acc("b", 0.8)); v.Outcome != Reproduced {
-		t.Errorf("90%% against 80%%: %s, want reproduced", v.Outcome)
+	v := judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.9), acc("b", 0.8))
+	if v.Outcome != Reproduced || !strings.Contains(v.Reason, "median 90.3% against 80.4%") || len(v.Runs[0].Comparisons) != 1 || v.Runs[0].Comparisons[0].Test != "accuracies on the test split (one-sided Mann–Whitney)" {
+		t.Errorf("90%% against 80%% on the test split: %s, %s; want reproduced", v.Outcome, v.Reason)
 	}
 	if v := judge(t, claim(MoreAccurate, []string{"b"}, None, []string{"a"}, 5000), acc("a", 0.9), acc("b", 0.8)); v.Outcome != NotReproduced {
 		t.Errorf("80%% against 90%%: %s, want not reproduced", v.Outcome)
+	}
+	// A run at the horizon whose seeds are not all scored there leaves the claim open, with the
+	// run to score; a score at an earlier step is not one at the horizon.
+	for _, unscore := range []func(*Seed){
+		func(s *Seed) { s.Test = nil },
+		func(s *Seed) { s.Test.Step = 4900 },
+	} {
+		b := acc("b", 0.8)
+		unscore(&b.Seeds[3])
+		v := judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.9), b)
+		if v.Outcome != Open || !strings.Contains(v.Reason, "not scored on the test split at the horizon (longmemory eval -save): b (1 of 8 seeds)") ||
+			!slices.Equal(v.ToTrain, []string{"b"}) || v.HoursToGo != 0 {
+			t.Errorf("one seed of b not scored at the horizon: %s, %q, to train %v, %g h; want open, b to score", v.Outcome, v.Reason, v.ToTrain, v.HoursToGo)
+		}
+	}
+	// A seed that diverged scores 0, whatever its test split says.
+	d := acc("b", 0.9)
+	for i := range 7 {
+		d.Seeds[i].Log = append(d.Seeds[i].Log[:10], train.Record{Step: 1100, EvalLoss: math.Inf(1), EvalAccuracy: math.NaN()})
+	}
+	if v := judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.8), d); v.Outcome != Reproduced || !strings.Contains(v.Reason, "median 80.4% against 0.0%") {
+		t.Errorf("80%% against 7 of 8 seeds diverged (scored 90%% before): %s, %s; want reproduced", v.Outcome, v.Reason)
 	}
 }
 
@@ -569,6 +596,17 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "r")); err == nil || !strings.Contains(err.Error(), "1000 held-out sequences; its other replicas") {
 		t.Errorf("replicas with 100 and 1000 held-out sequences: %v", err)
 	}
+	// A replica's score on the test split is read with its log.
+	acc := 0.75
+	if err := runs.WriteTest(filepath.Join(dir, "r", "seed-1"), runs.Test{Step: 1, Examples: 7, Loss: 0.5, Accuracy: &acc}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "r", "seed-0")); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Load(filepath.Join(dir, "r")); err != nil || len(r.Seeds) != 1 || r.Seeds[0].Test == nil || *r.Seeds[0].Test.Accuracy != 0.75 || r.Seeds[0].Test.Examples != 7 {
+		t.Errorf("a replica scored on the test split: %+v, %v", r, err)
+	}
 	if r, err := Load(filepath.Join(dir, "absent")); r != nil || err != nil {
 		t.Errorf("a missing directory: %v, %v; want nil, nil (not run)", r, err)
 	}
@@ -582,11 +620,13 @@ func TestWriteReportToTrain(t *testing.T) {
 		{Claim: Claim{ID: "budget"}, Outcome: NotRun, HoursToGo: 2, ToTrain: []string{"a", "b"}},
 		{Claim: Claim{ID: "short"}, Outcome: Open, HoursToGo: 0.5, ToTrain: []string{"c"}},
 		{Claim: Claim{ID: "done"}, Outcome: Reproduced},
+		{Claim: Claim{ID: "scored"}, Outcome: Open, HoursToGo: 0, ToTrain: []string{"d"}},
 	}
 	var b strings.Builder
 	WriteReport(&b, vs, false)
 	out := b.String()
-	want := "- short: 30 min more of training here; `longmemory sweep -only c docs/runs.tsv`\n" +
+	want := "- scored: trained; the sweep scores its runs on the test split; `longmemory sweep -only d docs/runs.tsv`\n" +
+		"- short: 30 min more of training here; `longmemory sweep -only c docs/runs.tsv`\n" +
 		"- budget: 2.0 h more of training here; `longmemory sweep -only a,b docs/runs.tsv`\n" +
 		"- untimed: not run yet, its time not measured; `longmemory sweep -only x docs/runs.tsv`\n"
 	if !strings.Contains(out, want) || strings.Contains(out, "- done:") {

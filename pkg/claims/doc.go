@@ -39,7 +39,10 @@
 //     each slow run, whose median steps to the line are also at least [FasterRatio] times the fast
 //     run's (or not reached: "only after a very long time, or not at all").
 //  6. Comparisons of levels ("achieves lower error") and of accuracies compare the seeds' finals
-//     (rule 2) by the same one-sided test at [Alpha].
+//     (rule 2) by the same one-sided test at [Alpha]. Accuracies are on the task's whole test
+//     split (pixel MNIST's test images), each seed scored from its checkpoint at the horizon
+//     (runs.TestFile, `longmemory eval -save`, which the sweep runs there): a run at the horizon
+//     not yet scored leaves the claim open; a seed that diverged scores 0.
 //  7. Trend. A seed is still falling when the Theil–Sen slope of its log-loss over the second
 //     half of the judged window (the median of the pairwise slopes, which a spike cannot move)
 //     takes more than [FallingDrop] off its loss across that half (a seed whose final is under the
@@ -49,6 +52,6 @@
 // runs are at the horizon and one does not (or as soon as a run at the horizon fails its side,
 // its own test or a comparison with a run of the other side also at the horizon: those still
 // short of it cannot change that), open while a
-// run is short of the horizon, and not run when a run has no directory yet. Setting variants and ablations are judged by the same
+// run is short of the horizon (or, on accuracies, not scored there), and not run when a run has no directory yet. Setting variants and ablations are judged by the same
 // rules into their own table, outside the claims' tally.
 package claims

@@ -51,7 +51,9 @@ type RunStats struct {
 	StepsJudged                     int       // the horizon in steps (with a budget of seconds: the steps it buys)
 	Steps                           int       // the fewest steps a seed has at or before the horizon (not counting seeds that diverged)
 	Finals                          []float64 // per seed, rule 2 (+Inf: diverged)
-	Accuracies                      []float64 // per seed, rule 2 (NaN: not a classifier)
+	Accuracies                      []float64 // per seed, rule 2, or on the test split when TestSplit (NaN: not a classifier, or not scored)
+	TestSplit                       bool      // the claim compares accuracies: Accuracies are on the test split (rule 6)
+	Unscored                        int       // with TestSplit, seeds at the horizon not scored on the test split there
 	FinalMedian, FinalMin, FinalMax float64
 	Line                            float64 // the line of the run's test: the solved loss, or the reference (with Margin)
 	Reference                       float64 // the baseline or the plateau
@@ -84,7 +86,7 @@ type Comparison struct {
 // It reads nothing but its arguments.
 func Judge(c Claim, byName map[string]*Run) Verdict {
 	v := Verdict{Claim: c}
-	var missing, short []string
+	var missing, short, unscored []string
 	untimed := false
 	hours := 0.0
 	grid := 1 // speed comparisons time every run on the coarsest run's evaluation steps
@@ -126,6 +128,12 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 					untimed = true
 				}
 			}
+			if s.Unscored > 0 {
+				unscored = append(unscored, fmt.Sprintf("%s (%d of %d seeds)", name, s.Unscored, s.Seeds))
+				if !s.Short {
+					v.ToTrain = append(v.ToTrain, name)
+				}
+			}
 		}
 	}
 	v.HoursToGo = hours
@@ -148,14 +156,24 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			v.Reason += "; " + HoursText(v.HoursToGo)
 		}
 		return v
-	case len(short) > 0:
+	case len(short) > 0 || len(unscored) > 0:
+		var pending []string
+		if len(short) > 0 {
+			pending = append(pending, fmt.Sprintf("short of the horizon of %s: %s", c.HorizonText(), strings.Join(short, ", ")))
+		}
+		if len(unscored) > 0 {
+			pending = append(pending, "not scored on the test split at the horizon (longmemory eval -save): "+strings.Join(unscored, ", "))
+		}
 		if failed := failedAtHorizon(c, v.Runs); len(failed) > 0 {
 			v.Outcome, v.HoursToGo, v.ToTrain = NotReproduced, 0, nil
-			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs short of the horizon do: %s)%s", c.HorizonText(), strings.Join(failed, "; "), strings.Join(short, ", "), timed)
+			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs still pending do: %s)%s", c.HorizonText(), strings.Join(failed, "; "), strings.Join(pending, "; "), timed)
 			return v
 		}
 		v.Outcome = Open
-		v.Reason = fmt.Sprintf("short of the horizon of %s: %s; %s", c.HorizonText(), strings.Join(short, ", "), HoursText(v.HoursToGo))
+		v.Reason = strings.Join(pending, "; ")
+		if len(short) > 0 {
+			v.Reason += "; " + HoursText(v.HoursToGo)
+		}
 		return v
 	}
 	// Comparisons: each run of the learn side against each of the fail side timed on its
@@ -217,7 +235,7 @@ func failedAtHorizon(c Claim, rs []RunStats) []string {
 	var failed []string
 	for i := range rs {
 		s := rs[i]
-		if s.Short || s.Test == None {
+		if s.pending() || s.Test == None {
 			continue
 		}
 		if !c.LearnTest.comparative() {
@@ -229,7 +247,7 @@ func failedAtHorizon(c Claim, rs []RunStats) []string {
 		}
 		s.Comparisons = nil
 		for _, o := range rs {
-			if o.Fail && !o.Short && !c.twoMachines(s, o) {
+			if o.Fail && !o.pending() && !c.twoMachines(s, o) {
 				s.Comparisons = append(s.Comparisons, compare(c.LearnTest, s, o))
 			}
 		}
@@ -242,6 +260,10 @@ func failedAtHorizon(c Claim, rs []RunStats) []string {
 	}
 	return failed
 }
+
+// pending reports whether a run's side cannot be decided yet: it is short of the horizon, or
+// not scored on the test split there (rule 6).
+func (s RunStats) pending() bool { return s.Short || s.Unscored > 0 }
 
 // twoMachines reports whether c compares in seconds runs a and b that were not both timed on
 // one machine (rule 1).
@@ -261,7 +283,8 @@ func union(a, b []string) []string {
 
 // measure reads r at c's horizon for test, timing steps to the line on multiples of grid.
 func measure(c Claim, r *Run, test Test, fail bool, grid int) RunStats {
-	s := RunStats{Name: r.Name, Fail: fail, Test: test, Seeds: len(r.Seeds), StepSeconds: r.StepSeconds(), Hosts: r.Hosts}
+	s := RunStats{Name: r.Name, Fail: fail, Test: test, Seeds: len(r.Seeds), StepSeconds: r.StepSeconds(), Hosts: r.Hosts,
+		TestSplit: c.LearnTest == MoreAccurate}
 	if fail && c.LearnTest.comparative() {
 		s.Test = None
 	}
@@ -287,6 +310,15 @@ func measure(c Claim, r *Run, test Test, fail bool, grid int) RunStats {
 		}
 		e := cut(seed.Log, h)
 		loss, acc := e.final()
+		if s.TestSplit && !e.diverged { // rule 6: the accuracy on the test split, scored at the seed's final step
+			acc = math.NaN()
+			switch t := seed.Test; {
+			case t != nil && t.Step == e.last && t.Accuracy != nil:
+				acc = *t.Accuracy
+			case e.last >= s.StepsJudged && s.StepsJudged > 0:
+				s.Unscored++
+			}
+		}
 		s.Finals, s.Accuracies = append(s.Finals, loss), append(s.Accuracies, acc)
 		if e.diverged {
 			s.Diverged++
@@ -375,6 +407,9 @@ func compare(t Test, a, b RunStats) Comparison {
 			y = append(y, -v)
 		}
 		what = "final accuracies (one-sided Mann–Whitney)"
+		if a.TestSplit {
+			what = "accuracies on the test split (one-sided Mann–Whitney)"
+		}
 	}
 	u, p := MannWhitney(x, y)
 	c := Comparison{Against: b.Name, Test: what, U: u, P: p}

@@ -26,7 +26,14 @@ func Load(dir string) (*Run, error) {
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		r.Seeds = append(r.Seeds, Seed{Seed: runs.ReplicaSeed(rep), Log: log})
+		seed := Seed{Seed: runs.ReplicaSeed(rep), Log: log}
+		switch t, err := runs.ReadTest(rep); {
+		case err == nil:
+			seed.Test = &t
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, err
+		}
+		r.Seeds = append(r.Seeds, seed)
 		if meta.Preset.Task.Kind == "" {
 			continue
 		}

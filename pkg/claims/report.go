@@ -21,9 +21,9 @@ func Rules() []string {
 		fmt.Sprintf("**Levels** (\"go well below the baseline\"). A run is below its line (the memoryless baseline, or the variable-length copy's timing plateau S·ln K/(T + 2S)) when its final median is under (1 − m)·line, m = max(%.0f%%, 3·√(π/2)·CV/√(N·seeds)): three standard errors of that median for a model at the line (one evaluation of N held-out sequences has a relative standard error of CV/√N, the median of the seeds' finals √(π/2) times that over √seeds; CV = %.2f on adding, measured on sampled sequences as derived, so m = %.1f%% for N = 100 and 8 seeds and %.0f%% for N = 1000; CV = 0 on copy, where the memoryless loss is the same on every sequence). A run blows up (\"particularly unstable\") when its final median is over (1 + m)·line, a seed that diverged counting +Inf.", 100*MinMargin, lossCV["adding"], 100*Margin("adding", 100, 8), 100*Margin("adding", 1000, 8)),
 		"**Thresholds** (\"solves\", \"perfect performance\", \"never able to find the solution\"). A run solves the task when its final median is under the solved line (a tenth of the reference on copy, an MSE of 0.01 on adding). A run said never to solve it fails that when any of its seeds reaches the line by the horizon (rule of speed below).",
 		fmt.Sprintf("**Speed** (\"efficiently\", \"only after a very long time\"). A seed's steps to the line are the first evaluation step where the median of its last %d evaluations (all so far, when fewer) is under the solved line, on the evaluation steps all the compared runs share, censored at the horizon (a horizon in steps). Faster means: the fast runs reach the line in at least half their seeds, and against each slow run a one-sided Mann–Whitney test over the seeds (censored times tied after every observed one: Gehan's test) gives p < %g and the slow run's median steps to the line are at least %g times the fast run's (or not reached).", FinalK, Alpha, FasterRatio),
-		fmt.Sprintf("**Comparisons** of levels (\"achieves lower error\") and accuracies compare the seeds' finals by the same one-sided test at α = %g.", Alpha),
+		fmt.Sprintf("**Comparisons** of levels (\"achieves lower error\") and of accuracies compare the seeds' finals by the same one-sided test at α = %g. Accuracies are on the task's whole test split (pixel MNIST's 10 000 test images), each seed scored from its checkpoint at the horizon (`longmemory eval -save`, which the sweep runs there); a run at the horizon not yet scored leaves the claim open; a seed that diverged scores 0.", Alpha),
 		fmt.Sprintf("**Trend.** A seed is still falling when the Theil–Sen slope of its log-loss over the second half of the judged window (the median of pairwise slopes, which a spike cannot move) takes more than %.0f%% off its loss across that half (a seed already under the solved line is not counted). Reported; the verdict is still decided at the horizon.", 100*FallingDrop),
-		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not (or earlier, whatever the runs still short of it do, as soon as a run at the horizon fails its side: its own test, or a comparison with a run of the other side that is at the horizon too), **open** while a run is short of the horizon, and **not run** while a run has no directory.",
+		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not (or earlier, whatever the runs still short of it do, as soon as a run at the horizon fails its side: its own test, or a comparison with a run of the other side that is at the horizon too), **open** while a run is short of the horizon (or, on accuracies, not yet scored there), and **not run** while a run has no directory.",
 	}
 }
 
@@ -99,8 +99,11 @@ func WriteReport(w io.Writer, vs []Verdict, rules bool) {
 		fmt.Fprintln(w)
 		for _, v := range open {
 			hours := HoursText(v.HoursToGo)
-			if v.Outcome == NotRun && math.IsNaN(v.HoursToGo) {
+			switch {
+			case v.Outcome == NotRun && math.IsNaN(v.HoursToGo):
 				hours = "not run yet, its time not measured"
+			case v.HoursToGo == 0: // trained to the horizon, not yet scored on the test split (rule 6)
+				hours = "trained; the sweep scores its runs on the test split"
 			}
 			if len(v.ToTrain) == 0 { // at the horizon, but not decidable as they stand (timed on different machines)
 				fmt.Fprintf(w, "- %s: %s\n", v.Claim.ID, v.Reason)
@@ -145,8 +148,15 @@ func (s RunStats) cell() string {
 				accs = append(accs, a)
 			}
 		}
+		label := "accuracy"
+		if s.TestSplit {
+			label = "test accuracy"
+		}
 		if a := runs.Median(accs); !math.IsNaN(a) {
-			text += fmt.Sprintf(", accuracy %.1f%%", 100*a)
+			text += fmt.Sprintf(", %s %.1f%%", label, 100*a)
+		}
+		if s.Unscored > 0 {
+			text += fmt.Sprintf(", %d of %d seeds not scored on the test split", s.Unscored, s.Seeds)
 		}
 	}
 	if s.Reached > 0 {

@@ -8,7 +8,7 @@
 // What it reads, from the docs directory: claims.tsv, variants.tsv and successors.tsv
 // (pkg/claims' claims files), figures.tsv (ReadFigures: the figures, which report shows
 // each, and the ablations), runs.tsv (pkg/sweep's runs file: the pixel-MNIST runs it scores
-// on the test split, whose test-accuracy.txt VERDICTS.md quotes, and the ESN runs whose
+// on the test split, whose test.json VERDICTS.md sums up, and the ESN runs whose
 // readouts it fits in closed form, whose ridge.json SUCCESSORS.md tabulates) and RESULTS.md.
 package reports
 
@@ -237,22 +237,20 @@ func (r report) verdicts(vs []claims.Verdict) ([]byte, error) {
 	claims.WriteReport(&w, vs, true)
 	lines(&w,
 		"",
-		"## Pixel MNIST: accuracy on the whole MNIST test split (`longmemory eval`, at the horizon)",
+		"## Pixel MNIST: accuracy on the whole test split (`longmemory eval -save`, at the horizon; the accuracies the claims compare)",
 		"")
 	// The runs `longmemory sweep` scores on the test split once at their horizon, by name.
 	mnist := r.then("eval")
 	slices.SortFunc(mnist, func(a, b sweep.Run) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range mnist {
-		text, err := os.ReadFile(filepath.Join(r.runDir(s.Name), runs.TestAccuracyFile))
-		switch {
-		case err == nil:
-			t := strings.TrimRight(string(text), "\n")
-			fmt.Fprintf(&w, "- %s: %s\n", s.Name, t[strings.LastIndex(t, "\n")+1:])
-		case os.IsNotExist(err):
-			fmt.Fprintf(&w, "- %s: not yet (scored once all its replicas reach %d steps)\n", s.Name, s.Steps)
-		default:
+		summary, err := runs.TestSummary(r.runDir(s.Name))
+		if err != nil {
 			return nil, err
 		}
+		if summary == "" {
+			summary = fmt.Sprintf("not yet (scored once all its replicas reach %d steps)", s.Steps)
+		}
+		fmt.Fprintf(&w, "- %s: %s\n", s.Name, summary)
 	}
 	lines(&w,
 		"",

@@ -22,7 +22,7 @@ import (
 
 // fixture is a docs directory and its runs, made once by TestMain: runs a, b and esn trained
 // a few steps by the project's sweep (tiny models, 2 seeds), esn's readouts fitted in closed
-// form, a's test-accuracy.txt; run starting has a replica with a run.json and no log yet; run
+// form, a's replicas scored on a test split (test.json); run starting has a replica with a run.json and no log yet; run
 // later is in runs.tsv but not trained, and run absent in figures.tsv only.
 var fixture struct {
 	docs, runs string
@@ -58,8 +58,6 @@ var docsFiles = map[string]string{
 	RunsFile:       runsTSV,
 	Results:        resultsMD,
 }
-
-const accuracy = "seed 0: test accuracy 50.0%\nmedian test accuracy 51.2% [50.0%–52.4%] over 2 seeds\n"
 
 func TestMain(m *testing.M) {
 	root, err := os.MkdirTemp("", "reports-test")
@@ -107,7 +105,14 @@ func makeFixture(root string) error {
 	if err := os.WriteFile(filepath.Join(starting, runs.MetaFile), meta, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(fixture.runs, "a", runs.TestAccuracyFile), []byte(accuracy), 0o644)
+	for i, rep := range runs.Replicas(filepath.Join(fixture.runs, "a")) {
+		acc := 0.5 + 0.024*float64(i)
+		t := runs.Test{Step: 6, Examples: 10, Loss: 1 + 0.2*float64(i), Accuracy: &acc, Baseline: 2.3}
+		if err := runs.WriteTest(rep, t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeDocs(dir string, files map[string]string) error {
@@ -185,7 +190,7 @@ func TestWrite(t *testing.T) {
 			"Written by `longmemory reports` from the run directories under `" + fixture.runs + "`",
 			"The rules (pkg/claims):", "| c1 Paper §1: \"a solves copy\" | solves, 6 steps |",
 			"Of 1 claims:",
-			"- a: median test accuracy 51.2% [50.0%–52.4%] over 2 seeds\n",
+			"- a: 2 of 2 seeds scored at step 6 on 10 test examples: loss median 1.1000 [1.0000–1.2000], accuracy median 51.20% [50.00–52.40%]\n",
 			"- later: not yet (scored once all its replicas reach 3000 steps)\n",
 			"| a (2 seeds) | tanh 4 |", "| b (2 seeds) | tanh 6 |", "| esn (2 seeds) | esn 4 |",
 			"| starting (1 seeds, no held-out loss yet) | tanh 4 |",

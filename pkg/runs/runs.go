@@ -36,9 +36,6 @@ const (
 	Checkpoints   = "checkpoints"
 	LockFile      = "lock"
 	ReplicaPrefix = "seed-" // DIR/seed-<seed>: a replica of a multi-seed run
-	// TestAccuracyFile is where a pixel-MNIST run keeps its scores on the whole test split
-	// (`longmemory eval` of its replicas' last checkpoints, once at the horizon).
-	TestAccuracyFile = "test-accuracy.txt"
 )
 
 // MaxAtOnce is the most replicas of a multi-seed run trained at once by default (the CLI's
