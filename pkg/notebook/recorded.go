@@ -28,7 +28,8 @@ func RecordedRunsDir() string {
 // ShowRecorded shows the recorded 8-seed runs names (directories under RecordedRunsDir) as
 // the figures of docs/figures draw them: the held-out loss against the iteration, median and
 // min–max band over the seeds, the baseline dashed; then their summary table (`longmemory
-// summary`, shown as an HTML table: ShowTable). The runs are shown as they stand (they may still
+// summary`, shown as an HTML table: ShowTable), and under it the scores on the test split of
+// the runs scored there (runs.TestSummary: pixel MNIST's test accuracy). The runs are shown as they stand (they may still
 // be training: the table gives their steps); a run not recorded yet, or with fewer than
 // runs.EvalWindow held-out evaluations, is named with its steps and left out (a line under the
 // table, or printed when no run is drawn). Outside a notebook it prints the table only.
@@ -56,6 +57,14 @@ func ShowRecordedWith(title string, adjust func(*plots.Chart), names ...string) 
 		Show(chart)
 		if err := runs.Summary(&table, dirs...); err != nil {
 			return fmt.Errorf("notebook: %w", err)
+		}
+		for _, dir := range dirs {
+			switch summary, err := runs.TestSummary(dir); {
+			case err != nil:
+				return fmt.Errorf("notebook: %w", err)
+			case summary != "":
+				fmt.Fprintf(&table, "\n%s on the test split: %s\n", filepath.Base(dir), summary)
+			}
 		}
 	}
 	for _, line := range notDrawn {

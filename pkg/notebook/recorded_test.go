@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/urnn-notebooks/longmemory/pkg/plots"
+	"github.com/urnn-notebooks/longmemory/pkg/runs"
 	"github.com/urnn-notebooks/longmemory/pkg/train"
 )
 
@@ -35,6 +36,9 @@ func TestShowRecorded(t *testing.T) {
 	if err := os.Rename(run.Dir, filepath.Join(recorded, "rec")); err != nil {
 		t.Fatal(err)
 	}
+	if err := runs.WriteTest(filepath.Join(recorded, "rec"), runs.Test{Step: 6, Examples: 50, Loss: 0.125}); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Rename(stub.Dir, filepath.Join(recorded, "stub")); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +55,8 @@ func TestShowRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| rec | tanh 4 | Adding(T=5) | 6 |", "absent: not recorded yet", "stub: 2 steps, 2 held-out evaluation(s), too few to draw"} {
+	for _, want := range []string{"| rec | tanh 4 | Adding(T=5) | 6 |", "absent: not recorded yet", "stub: 2 steps, 2 held-out evaluation(s), too few to draw",
+		"rec on the test split: 1 of 1 seeds scored at step 6 on 50 test examples: loss median 0.1250 [0.1250–0.1250]\n"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("ShowRecorded printed:\n%s\nwant it to contain %q", out, want)
 		}
