@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,25 +86,14 @@ func FitRidge(b compute.Backend, dir string, sequences int, beta float64) (Ridge
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return r, fmt.Errorf("fit: %s: the fitted readout's held-out loss is %g", dir, loss)
 	}
-	err = WriteFileAtomic(filepath.Join(dir, RidgeFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	})
-	return r, err
+	return r, writeJSON(filepath.Join(dir, RidgeFile), r)
 }
 
 // ReadRidge reads the closed-form fit recorded in dir's RidgeFile.
 func ReadRidge(dir string) (Ridge, error) {
 	var r Ridge
-	b, err := os.ReadFile(filepath.Join(dir, RidgeFile))
-	if err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", filepath.Join(dir, RidgeFile), err)
-	}
-	return r, nil
+	err := readJSON(filepath.Join(dir, RidgeFile), &r)
+	return r, err
 }
 
 // RidgeTable writes one Markdown row per run directory: its replicas' closed-form fits

@@ -34,25 +34,36 @@ func WriteTest(dir string, t Test) error {
 	if math.IsNaN(t.Loss) || math.IsInf(t.Loss, 0) {
 		return fmt.Errorf("runs: %s: test loss %g at step %d, want a finite loss (the model diverged)", dir, t.Loss, t.Step)
 	}
-	return WriteFileAtomic(filepath.Join(dir, TestFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(t)
-	})
+	return writeJSON(filepath.Join(dir, TestFile), t)
 }
 
 // ReadTest reads the score recorded in dir's TestFile (an error wrapping os.ErrNotExist when
 // the replica has not been scored).
 func ReadTest(dir string) (Test, error) {
 	var t Test
-	b, err := os.ReadFile(filepath.Join(dir, TestFile))
+	err := readJSON(filepath.Join(dir, TestFile), &t)
+	return t, err
+}
+
+// writeJSON writes v to path as indented JSON, atomically (WriteFileAtomic).
+func writeJSON(path string, v any) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+// readJSON decodes the JSON file at path into v; a missing file's error wraps os.ErrNotExist.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return t, err
+		return err
 	}
-	if err := json.Unmarshal(b, &t); err != nil {
-		return t, fmt.Errorf("%s: %w", filepath.Join(dir, TestFile), err)
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return t, nil
+	return nil
 }
 
 // TestSummary describes in one line the test scores of the replicas of the run in dir (TestFile):
