@@ -46,7 +46,20 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	dir := fs.Arg(0)
 	reps := runs.Replicas(dir)
+	// With -save, a replica that diverged is not scored: the claims score it 0 (pkg/claims,
+	// rule 6), and its last checkpoint, from before the divergence, may not exist.
+	skip := func(rep string) bool {
+		step, err := divergedAt(rep)
+		if *save && err == nil && step > 0 {
+			fmt.Fprintf(stdout, "%s: diverged at step %d, not scored\n", filepath.Base(rep), step)
+			return true
+		}
+		return false
+	}
 	if len(reps) == 0 {
+		if skip(dir) {
+			return nil
+		}
 		sc, err := evalRun(dir, *n, *batch, *save, stderr)
 		if err != nil {
 			return err
@@ -58,6 +71,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	var losses, accs []float64
 	var errs []error
 	for _, rep := range reps {
+		if skip(rep) {
+			continue
+		}
 		sc, err := evalRun(rep, *n, *batch, *save, stderr)
 		if err != nil {
 			return err
@@ -68,12 +84,26 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 			errs = append(errs, err)
 		}
 	}
-	fmt.Fprintf(stdout, "%d seeds: loss median %.4f [%.4f–%.4f]", len(reps), runs.Median(losses), slices.Min(losses), slices.Max(losses))
+	if len(losses) == 0 {
+		fmt.Fprintf(stdout, "%d seeds: every one diverged\n", len(reps))
+		return nil
+	}
+	fmt.Fprintf(stdout, "%d seeds: loss median %.4f [%.4f–%.4f]", len(losses), runs.Median(losses), slices.Min(losses), slices.Max(losses))
 	if a := runs.Median(accs); !math.IsNaN(a) {
 		fmt.Fprintf(stdout, ", accuracy median %.2f%% [%.2f–%.2f%%]", 100*a, 100*slices.Min(accs), 100*slices.Max(accs))
 	}
 	fmt.Fprintln(stdout)
 	return errors.Join(errs...)
+}
+
+// divergedAt is the step at which the run in dir diverged (its log ends with a held-out loss of
+// +Inf, train.Record), or 0.
+func divergedAt(dir string) (int, error) {
+	log, err := runs.ReadLog(runs.LogPath(dir))
+	if err != nil || len(log) == 0 || !math.IsInf(log[len(log)-1].EvalLoss, 1) {
+		return 0, err
+	}
+	return log[len(log)-1].Step, nil
 }
 
 // score is the test-set loss (and accuracy) of a run's latest checkpoint.
@@ -133,7 +163,7 @@ func evalRun(dir string, n, batch int, save bool, stderr io.Writer) (score, erro
 	// The test batches: the test split of pixel MNIST, fresh draws otherwise.
 	rng := rand.New(rand.NewPCG(p.Train.Seed, saltTest))
 	next := func(_, size int) (*tasks.Batch, error) { return tasks.HeldOut(task).Sample(rng, size) }
-	what := "fresh sequences"
+	what, split := "fresh sequences", 0
 	if pm, isMNIST := task.(tasks.PixelMNIST); isMNIST {
 		pm.Train = false
 		ds, err := pm.Load()
@@ -145,6 +175,7 @@ func evalRun(dir string, n, batch int, save bool, stderr io.Writer) (score, erro
 		}
 		next = pm.Examples
 		what = "test images"
+		split = ds.N
 	}
 	sc := score{name: p.Name, what: what, checkpoint: tr.LastCheckpoint, step: tr.Step, n: n, baseline: task.Baseline()}
 	if save {
@@ -172,7 +203,7 @@ func evalRun(dir string, n, batch int, save bool, stderr io.Writer) (score, erro
 	}
 	sc.loss, sc.acc = lossSum/float64(n), accSum/float64(n)
 	if save && sc.diverged() == nil {
-		t := runs.Test{Step: sc.step, Examples: n, Loss: sc.loss, Baseline: sc.baseline, Host: runs.Host(), Backend: b.Name()}
+		t := runs.Test{Step: sc.step, Examples: n, Split: split, Loss: sc.loss, Baseline: sc.baseline, Host: runs.Host(), Backend: b.Name()}
 		if !math.IsNaN(sc.acc) {
 			t.Accuracy = &sc.acc
 		}

@@ -455,6 +455,13 @@ func TestDivergenceAndRestart(t *testing.T) {
 	if code, out := cli("eval", "-n", "3", dir); code != 1 || !strings.Contains(out, "loss NaN") || !strings.Contains(out, "diverged") {
 		t.Errorf("eval of a diverged checkpoint: exit %d\n%s", code, out)
 	}
+	// eval -save leaves it unscored (the claims score a diverged run 0), with no error.
+	if code, out := cli("eval", "-save", "-n", "3", dir); code != 0 || !strings.Contains(out, "diverged at step 2, not scored") {
+		t.Errorf("eval -save of a diverged run: exit %d\n%s", code, out)
+	}
+	if _, err := runs.ReadTest(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("eval -save of a diverged run recorded a score: %v", err)
+	}
 }
 
 // endsDiverged fails unless dir's log ends with step, held-out loss +Inf: how a run that

@@ -97,6 +97,9 @@ func TestTrainSeeds(t *testing.T) {
 	if code, out := cli("eval", "-save", "-n", "4", dir); code != 0 || strings.Contains(out, "recorded before") {
 		t.Errorf("eval -save -n 4 after -n 5: exit %d, want every replica scored again\n%s", code, out)
 	}
+	if sc, err := runs.ReadTest(filepath.Join(dir, "seed-8")); err != nil || sc.Examples != 4 {
+		t.Errorf("seed-8 after eval -save -n 4: %+v, %v; want 4 examples", sc, err)
+	}
 	// plot: the median over the replicas with the min–max band.
 	svg := filepath.Join(t.TempDir(), "seeds.svg")
 	if code, out := cli("plot", "-o", svg, dir); code != 0 {

@@ -350,7 +350,7 @@ func TestLowerAndAccuracy(t *testing.T) {
 				r.Seeds[i].Log[j].EvalAccuracy = 1.7 - a + 0.001*float64(i)
 			}
 			ta := a + 0.001*float64(i)
-			r.Seeds[i].Test = &runs.Test{Step: 5000, Examples: 10000, Loss: 1, Accuracy: &ta}
+			r.Seeds[i].Test = &runs.Test{Step: 5000, Examples: 10000, Split: 10000, Loss: 1, Accuracy: &ta}
 		}
 		return r
 	}
@@ -361,18 +361,27 @@ func TestLowerAndAccuracy(t *testing.T) {
 	if v := judge(t, claim(MoreAccurate, []string{"b"}, None, []string{"a"}, 5000), acc("a", 0.9), acc("b", 0.8)); v.Outcome != NotReproduced {
 		t.Errorf("80%% against 90%%: %s, want not reproduced", v.Outcome)
 	}
-	// A run at the horizon whose seeds are not all scored there leaves the claim open, with the
-	// run to score; a score at an earlier step is not one at the horizon.
+	// A run at the horizon whose seeds are not all scored on the whole test split there leaves
+	// the claim open, with the run to score; a score at an earlier step, or on part of the
+	// split, is not one; a seed trained past the horizon is named (its kept checkpoint is later).
 	for _, unscore := range []func(*Seed){
 		func(s *Seed) { s.Test = nil },
 		func(s *Seed) { s.Test.Step = 4900 },
+		func(s *Seed) { s.Test.Examples = 100 },
+		func(s *Seed) {
+			s.Log = append(s.Log, train.Record{Step: 5100, EvalLoss: 1, EvalAccuracy: 0.5})
+			s.Test.Step = 5100
+		},
 	} {
 		b := acc("b", 0.8)
 		unscore(&b.Seeds[3])
 		v := judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.9), b)
-		if v.Outcome != Open || !strings.Contains(v.Reason, "not scored on the test split at the horizon (longmemory eval -save): b (1 of 8 seeds)") ||
-			!slices.Equal(v.ToTrain, []string{"b"}) || v.HoursToGo != 0 {
-			t.Errorf("one seed of b not scored at the horizon: %s, %q, to train %v, %g h; want open, b to score", v.Outcome, v.Reason, v.ToTrain, v.HoursToGo)
+		if v.Outcome != Open || !strings.Contains(v.Reason, "not scored on the test split at the horizon (longmemory eval -save): b (1 of 8 seeds") ||
+			!slices.Equal(v.ToTrain, []string{"b"}) || !slices.Equal(v.ToScore, []string{"b"}) || v.HoursToGo != 0 {
+			t.Errorf("one seed of b not scored at the horizon: %s, %q, to train %v, to score %v, %g h; want open, b to score", v.Outcome, v.Reason, v.ToTrain, v.ToScore, v.HoursToGo)
+		}
+		if past := b.Seeds[3].Test != nil && b.Seeds[3].Test.Step > 5000; past != strings.Contains(v.Reason, "1 trained past the horizon") {
+			t.Errorf("seed trained past the horizon: %v, reason %q", past, v.Reason)
 		}
 	}
 	// A seed that diverged scores 0, whatever its test split says.
@@ -620,12 +629,12 @@ func TestWriteReportToTrain(t *testing.T) {
 		{Claim: Claim{ID: "budget"}, Outcome: NotRun, HoursToGo: 2, ToTrain: []string{"a", "b"}},
 		{Claim: Claim{ID: "short"}, Outcome: Open, HoursToGo: 0.5, ToTrain: []string{"c"}},
 		{Claim: Claim{ID: "done"}, Outcome: Reproduced},
-		{Claim: Claim{ID: "scored"}, Outcome: Open, HoursToGo: 0, ToTrain: []string{"d"}},
+		{Claim: Claim{ID: "scored"}, Outcome: Open, HoursToGo: 0, ToTrain: []string{"d"}, ToScore: []string{"d"}},
 	}
 	var b strings.Builder
 	WriteReport(&b, vs, false)
 	out := b.String()
-	want := "- scored: trained; the sweep scores its runs on the test split; `longmemory sweep -only d docs/runs.tsv`\n" +
+	want := "- scored: trained; the sweep scores d on the test split; `longmemory sweep -only d docs/runs.tsv`\n" +
 		"- short: 30 min more of training here; `longmemory sweep -only c docs/runs.tsv`\n" +
 		"- budget: 2.0 h more of training here; `longmemory sweep -only a,b docs/runs.tsv`\n" +
 		"- untimed: not run yet, its time not measured; `longmemory sweep -only x docs/runs.tsv`\n"

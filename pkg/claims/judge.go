@@ -35,11 +35,16 @@ type Verdict struct {
 	// HoursToGo is the training an open or not-run claim's runs still need to reach the
 	// horizon, one run after another, each at its measured speed with its replicas at once; a
 	// run not started needs the whole budget of a horizon in seconds (NaN when a run is too new
-	// to time, or not started on a horizon in steps; 0 when decided).
+	// to time, or not started on a horizon in steps; 0 when decided, or when what is left is
+	// scoring runs on the test split).
 	HoursToGo float64
-	// ToTrain names the runs still short of the horizon or not run, in the claim's order:
-	// those that `longmemory sweep -only` must train to decide it (empty when decided).
+	// ToTrain names the runs still short of the horizon, not run, or at the horizon and not
+	// scored on the test split (ToScore), in the claim's order: those that `longmemory sweep
+	// -only` must train or score to decide it (empty when decided).
 	ToTrain []string
+	// ToScore names the runs at the horizon of an accuracy claim not yet scored on the whole
+	// test split there (rule 6).
+	ToScore []string
 }
 
 // RunStats is what the judge measured of one run.
@@ -53,7 +58,8 @@ type RunStats struct {
 	Finals                          []float64 // per seed, rule 2 (+Inf: diverged)
 	Accuracies                      []float64 // per seed, rule 2, or on the test split when TestSplit (NaN: not a classifier, or not scored)
 	TestSplit                       bool      // the claim compares accuracies: Accuracies are on the test split (rule 6)
-	Unscored                        int       // with TestSplit, seeds at the horizon not scored on the test split there
+	Unscored                        int       // with TestSplit, seeds at the horizon not scored on the whole test split there
+	PastHorizon                     int       // of the Unscored, seeds trained past the horizon: their kept checkpoint is later
 	FinalMedian, FinalMin, FinalMax float64
 	Line                            float64 // the line of the run's test: the solved loss, or the reference (with Margin)
 	Reference                       float64 // the baseline or the plateau
@@ -129,9 +135,13 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 				}
 			}
 			if s.Unscored > 0 {
-				unscored = append(unscored, fmt.Sprintf("%s (%d of %d seeds)", name, s.Unscored, s.Seeds))
+				text := fmt.Sprintf("%s (%d of %d seeds", name, s.Unscored, s.Seeds)
+				if s.PastHorizon > 0 {
+					text += fmt.Sprintf("; %d trained past the horizon, whose kept checkpoint is later: score one of the horizon", s.PastHorizon)
+				}
+				unscored = append(unscored, text+")")
 				if !s.Short {
-					v.ToTrain = append(v.ToTrain, name)
+					v.ToTrain, v.ToScore = append(v.ToTrain, name), append(v.ToScore, name)
 				}
 			}
 		}
@@ -313,10 +323,13 @@ func measure(c Claim, r *Run, test Test, fail bool, grid int) RunStats {
 		if s.TestSplit && !e.diverged { // rule 6: the accuracy on the test split, scored at the seed's final step
 			acc = math.NaN()
 			switch t := seed.Test; {
-			case t != nil && t.Step == e.last && t.Accuracy != nil:
+			case t != nil && t.Step == e.last && t.Split > 0 && t.Examples == t.Split && t.Accuracy != nil:
 				acc = *t.Accuracy
 			case e.last >= s.StepsJudged && s.StepsJudged > 0:
 				s.Unscored++
+				if n := len(seed.Log); n > 0 && seed.Log[n-1].Step > e.last {
+					s.PastHorizon++
+				}
 			}
 		}
 		s.Finals, s.Accuracies = append(s.Finals, loss), append(s.Accuracies, acc)

@@ -102,8 +102,8 @@ func WriteReport(w io.Writer, vs []Verdict, rules bool) {
 			switch {
 			case v.Outcome == NotRun && math.IsNaN(v.HoursToGo):
 				hours = "not run yet, its time not measured"
-			case v.HoursToGo == 0: // trained to the horizon, not yet scored on the test split (rule 6)
-				hours = "trained; the sweep scores its runs on the test split"
+			case len(v.ToScore) > 0 && len(v.ToScore) == len(v.ToTrain): // trained to the horizon (rule 6)
+				hours = "trained; the sweep scores " + strings.Join(v.ToScore, ", ") + " on the test split"
 			}
 			if len(v.ToTrain) == 0 { // at the horizon, but not decidable as they stand (timed on different machines)
 				fmt.Fprintf(w, "- %s: %s\n", v.Claim.ID, v.Reason)
@@ -195,26 +195,31 @@ type jsonVerdict struct {
 	Reason    string    `json:"reason"`
 	HoursToGo *float64  `json:"hours_to_go,omitempty"`
 	ToTrain   []string  `json:"to_train,omitempty"`
+	ToScore   []string  `json:"to_score,omitempty"`
 	Runs      []jsonRun `json:"runs"`
 }
 
 type jsonRun struct {
-	Name             string     `json:"name"`
-	Side             string     `json:"side"`
-	Test             Test       `json:"test"`
-	Seeds            int        `json:"seeds"`
-	StepsJudged      int        `json:"steps_judged"`
-	Steps            int        `json:"steps"`
-	FinalMedian      *float64   `json:"final_median"`
-	FinalMin         *float64   `json:"final_min"`
-	FinalMax         *float64   `json:"final_max"`
-	Line             float64    `json:"line"`
-	Margin           float64    `json:"margin"`
-	StepsToThreshold []*int     `json:"steps_to_threshold"`
-	Falling          int        `json:"falling"`
-	Diverged         int        `json:"diverged"`
-	Pass             bool       `json:"pass"`
-	Comparisons      []jsonComp `json:"comparisons,omitempty"`
+	Name             string   `json:"name"`
+	Side             string   `json:"side"`
+	Test             Test     `json:"test"`
+	Seeds            int      `json:"seeds"`
+	StepsJudged      int      `json:"steps_judged"`
+	Steps            int      `json:"steps"`
+	FinalMedian      *float64 `json:"final_median"`
+	FinalMin         *float64 `json:"final_min"`
+	FinalMax         *float64 `json:"final_max"`
+	Line             float64  `json:"line"`
+	Margin           float64  `json:"margin"`
+	StepsToThreshold []*int   `json:"steps_to_threshold"`
+	// TestAccuracies are the seeds' accuracies on the whole test split at the horizon, on an
+	// accuracy claim (rule 6; null: not scored yet), and Unscored the seeds at the horizon not scored.
+	TestAccuracies []*float64 `json:"test_accuracies,omitempty"`
+	Unscored       int        `json:"unscored,omitempty"`
+	Falling        int        `json:"falling"`
+	Diverged       int        `json:"diverged"`
+	Pass           bool       `json:"pass"`
+	Comparisons    []jsonComp `json:"comparisons,omitempty"`
 }
 
 type jsonComp struct {
@@ -239,7 +244,7 @@ func toJSON(vs []Verdict) []jsonVerdict {
 		j := jsonVerdict{ID: v.Claim.ID, Paper: v.Claim.Source, Quote: v.Claim.Quote, Outcome: v.Outcome,
 			Horizon: v.Claim.HorizonText(), Reason: v.Reason, Runs: []jsonRun{}}
 		if v.Outcome == Open || v.Outcome == NotRun {
-			j.HoursToGo, j.ToTrain = num(v.HoursToGo), v.ToTrain
+			j.HoursToGo, j.ToTrain, j.ToScore = num(v.HoursToGo), v.ToTrain, v.ToScore
 		}
 		for _, s := range v.Runs {
 			side := "succeeds"
@@ -254,6 +259,12 @@ func toJSON(vs []Verdict) []jsonVerdict {
 					r.StepsToThreshold = append(r.StepsToThreshold, nil)
 				} else {
 					r.StepsToThreshold = append(r.StepsToThreshold, &n)
+				}
+			}
+			if s.TestSplit {
+				r.Unscored = s.Unscored
+				for _, a := range s.Accuracies {
+					r.TestAccuracies = append(r.TestAccuracies, num(a))
 				}
 			}
 			for _, c := range s.Comparisons {

@@ -94,7 +94,8 @@ func NewTrainer(b compute.Backend, p experiments.Preset, dir string) (*train.Tra
 	return tr, task, err
 }
 
-// SetAside moves the run's checkpoints, log and run.json (those there are) into a new
+// SetAside moves the run's checkpoints, log, run.json and the scores of its weights (TestFile,
+// RidgeFile; those there are) into a new
 // directory <why>-<time> inside it ("unreadable" checkpoints, "no-checkpoint" for a log whose
 // checkpoints are gone) and returns that directory's path: the run can start afresh and
 // nothing is deleted.
@@ -103,7 +104,7 @@ func (d *Dir) SetAside(why string) (string, error) {
 	if err := os.Mkdir(aside, 0o755); err != nil {
 		return "", err
 	}
-	for _, name := range []string{Checkpoints, LogFile, MetaFile} {
+	for _, name := range []string{Checkpoints, LogFile, MetaFile, TestFile, RidgeFile} {
 		if err := os.Rename(filepath.Join(d.Path, name), filepath.Join(aside, name)); err != nil && !os.IsNotExist(err) {
 			return aside, err
 		}

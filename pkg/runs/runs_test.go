@@ -160,7 +160,8 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// TestSetAside: checkpoints, log and run.json move into one new directory; nothing is lost.
+// TestSetAside: checkpoints, log, run.json and the scores of the weights move into one new
+// directory; nothing is lost, and no score is left beside a run that starts afresh.
 func TestSetAside(t *testing.T) {
 	dir := t.TempDir()
 	d, err := Open(dir)
@@ -171,6 +172,9 @@ func TestSetAside(t *testing.T) {
 	os.MkdirAll(CheckpointDir(dir), 0o755)
 	os.WriteFile(filepath.Join(CheckpointDir(dir), "ckpt-000000001.gob"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(dir, LogFile), []byte("y"), 0o644)
+	if err := WriteTest(dir, Test{Step: 1, Examples: 3, Loss: 0.5}); err != nil {
+		t.Fatal(err)
+	}
 	aside, err := d.SetAside("unreadable")
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +190,12 @@ func TestSetAside(t *testing.T) {
 	}
 	if HasCheckpoints(dir) {
 		t.Error("checkpoints left in place")
+	}
+	if _, err := ReadTest(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the test score left in place: %v", err)
+	}
+	if sc, err := ReadTest(aside); err != nil || sc.Examples != 3 {
+		t.Errorf("test score aside: %+v, %v", sc, err)
 	}
 }
 

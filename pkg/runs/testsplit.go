@@ -18,10 +18,11 @@ import (
 const TestFile = "test.json"
 
 // Test is a replica's score on its task's test split, from its checkpoint of Step, as TestFile
-// records it.
+// records it. It is on the whole split when Examples = Split > 0.
 type Test struct {
 	Step     int      // the step of the checkpoint scored
 	Examples int      // the test examples scored (pixel MNIST: the first Examples test images)
+	Split    int      // the test split's size (pixel MNIST: 10 000); 0 for fresh sequences, a task without one
 	Loss     float64  // mean loss over them
 	Accuracy *float64 `json:",omitempty"` // for classification tasks
 	Baseline float64  // the task's memoryless baseline loss
