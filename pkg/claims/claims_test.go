@@ -384,6 +384,13 @@ func TestLowerAndAccuracy(t *testing.T) {
 			t.Errorf("seed trained past the horizon: %v, reason %q", past, v.Reason)
 		}
 	}
+	// A comparison lost against a scored run decides the claim whatever an unscored one says.
+	c := acc("c", 0.7)
+	c.Seeds[0].Test = nil
+	if v := judge(t, claim(MoreAccurate, []string{"b"}, None, []string{"a", "c"}, 5000), acc("a", 0.9), acc("b", 0.8), c); v.Outcome != NotReproduced ||
+		!strings.Contains(v.Reason, "decided whatever the runs still pending do: not scored on the test split at the horizon (longmemory eval -save): c (1 of 8 seeds)") || v.ToScore != nil {
+		t.Errorf("80%% against 90%% scored and an unscored run: %s, %q, to score %v; want not reproduced", v.Outcome, v.Reason, v.ToScore)
+	}
 	// A seed that diverged scores 0, whatever its test split says.
 	d := acc("b", 0.9)
 	for i := range 7 {

@@ -175,8 +175,12 @@ func Judge(c Claim, byName map[string]*Run) Verdict {
 			pending = append(pending, "not scored on the test split at the horizon (longmemory eval -save): "+strings.Join(unscored, ", "))
 		}
 		if failed := failedAtHorizon(c, v.Runs); len(failed) > 0 {
-			v.Outcome, v.HoursToGo, v.ToTrain = NotReproduced, 0, nil
-			v.Reason = fmt.Sprintf("at %s: %s (decided whatever the runs still pending do: %s)%s", c.HorizonText(), strings.Join(failed, "; "), strings.Join(pending, "; "), timed)
+			v.Outcome, v.HoursToGo, v.ToTrain, v.ToScore = NotReproduced, 0, nil, nil
+			rest := "the runs short of the horizon do: " + strings.Join(short, ", ")
+			if len(unscored) > 0 {
+				rest = "the runs still pending do: " + strings.Join(pending, "; ")
+			}
+			v.Reason = fmt.Sprintf("at %s: %s (decided whatever %s)%s", c.HorizonText(), strings.Join(failed, "; "), rest, timed)
 			return v
 		}
 		v.Outcome = Open
