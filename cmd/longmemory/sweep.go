@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -95,8 +94,7 @@ func then(r sweep.Run, dir string, stdout, stderr io.Writer) error {
 	case "fit":
 		return fitCmd(append(append([]string{}, r.Then[1:]...), dir), io.Discard, stderr)
 	case "eval":
-		var out bytes.Buffer
-		if err := evalCmd([]string{"-save", dir}, &out, stderr); err != nil {
+		if err := evalCmd([]string{"-save", dir}, io.Discard, stderr); err != nil {
 			return err
 		}
 		summary, err := runs.TestSummary(dir)

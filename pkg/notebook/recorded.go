@@ -29,8 +29,8 @@ func RecordedRunsDir() string {
 // the figures of docs/figures draw them: the held-out loss against the iteration, median and
 // min–max band over the seeds, the baseline dashed; then their summary table (`longmemory
 // summary`, shown as an HTML table: ShowTable), and under it the scores on the test split of
-// the runs scored there (runs.TestSummary: pixel MNIST's test accuracy). The runs are shown as they stand (they may still
-// be training: the table gives their steps); a run not recorded yet, or with fewer than
+// the runs scored there (runs.TestSummary: pixel MNIST's test accuracy). The runs are shown as
+// they stand (they may still be training: the table gives their steps); a run not recorded yet, or with fewer than
 // runs.EvalWindow held-out evaluations, is named with its steps and left out (a line under the
 // table, or printed when no run is drawn). Outside a notebook it prints the table only.
 func ShowRecorded(title string, names ...string) error {
