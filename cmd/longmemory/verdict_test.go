@@ -69,11 +69,13 @@ func TestVerdictJSON(t *testing.T) {
 				FinalMin         *float64 `json:"final_min"`
 				FinalMax         *float64 `json:"final_max"`
 				StepsToThreshold []*int   `json:"steps_to_threshold"`
+				Pass             *bool
 			}
 		}
 		Variants []struct {
 			ID, Outcome string
 			Runs        []struct {
+				Pass        *bool
 				Comparisons []struct {
 					PValue float64 `json:"p_value"`
 				}
@@ -104,6 +106,29 @@ func TestVerdictJSON(t *testing.T) {
 	}
 	if v.Claims[1].Outcome != "open" || v.Variants[0].Outcome != "reproduced" || len(v.Variants[0].Runs[0].Comparisons) != 1 {
 		t.Errorf("c2 %s, v1 %+v; want open and a reproduced variant with one comparison", v.Claims[1].Outcome, v.Variants[0])
+	}
+	// pass: true or false for a run judged on its own test; null for one short of the horizon and
+	// for the fail side of a comparison.
+	passText := func(p *bool) string {
+		if p == nil {
+			return "null"
+		}
+		return fmt.Sprint(*p)
+	}
+	for _, tc := range []struct {
+		what string
+		pass *bool
+		want string
+	}{
+		{"c1's fast (solves)", c.Runs[0].Pass, "true"},
+		{"c1's flat (not below)", c.Runs[1].Pass, "true"},
+		{"c2's short (short of the horizon)", v.Claims[1].Runs[0].Pass, "null"},
+		{"v1's fast (faster)", v.Variants[0].Runs[0].Pass, "true"},
+		{"v1's flat (the compared side)", v.Variants[0].Runs[1].Pass, "null"},
+	} {
+		if got := passText(tc.pass); got != tc.want {
+			t.Errorf("pass of %s: %s, want %s", tc.what, got, tc.want)
+		}
 	}
 }
 

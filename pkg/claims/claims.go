@@ -43,7 +43,7 @@ const (
 	Faster       Test = "faster"        // reaches the solved line sooner than the fail side (rule 5)
 	Lower        Test = "lower"         // ends with lower losses than the fail side (rule 6)
 	MoreAccurate Test = "more-accurate" // ends with higher accuracies than the fail side (rule 6)
-	NoSolve      Test = "no-solve"      // fewer than half the seeds reach the solved line (rule 4)
+	NoSolve      Test = "no-solve"      // no seed reaches the solved line by the horizon (rule 4)
 	NotBelow     Test = "not-below"     // final median not under (1 − m)·reference (rule 3)
 	None         Test = "-"             // no runs on this side
 )

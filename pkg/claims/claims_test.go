@@ -288,7 +288,7 @@ func TestFaster(t *testing.T) {
 	// after a very long time".
 	near := synth("near", "adding", 1.0/6, 100, eight(at(6000))...)
 	v = judge(t, claim(Faster, []string{"nearfast"}, None, []string{"near"}, 10000), synth("nearfast", "adding", 1.0/6, 100, eight(at(5000))...), near)
-	if c := v.Runs[0].Comparisons[0]; v.Outcome != NotReproduced || !(c.P < Alpha) || !(c.Ratio > 1.1 && c.Ratio < 1.3) || !strings.Contains(v.Reason, "1.2 times as many") {
+	if c := v.Runs[0].Comparisons[0]; v.Outcome != NotReproduced || !(c.P < Alpha) || !(c.Ratio > 1.1 && c.Ratio < 1.3) || !strings.Contains(v.Reason, "1.2 times as many where at least 2 are asked") {
 		t.Errorf("every seed faster, 1.2 times: %s (%s), want not reproduced at p < %g and a ratio of 1.2", v.Outcome, v.Reason, Alpha)
 	}
 	// Half the fast seeds reach the line, none of the slow ones: both medians are censored, the
@@ -396,8 +396,13 @@ func TestLowerAndAccuracy(t *testing.T) {
 	for i := range 7 {
 		d.Seeds[i].Log = append(d.Seeds[i].Log[:10], train.Record{Step: 1100, EvalLoss: math.Inf(1), EvalAccuracy: math.NaN()})
 	}
-	if v := judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.8), d); v.Outcome != Reproduced || !strings.Contains(v.Reason, "median 80.4% against 0.0%") {
+	v = judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.8), d)
+	if v.Outcome != Reproduced || !strings.Contains(v.Reason, "median 80.4% against 0.0%") {
 		t.Errorf("80%% against 7 of 8 seeds diverged (scored 90%% before): %s, %s; want reproduced", v.Outcome, v.Reason)
+	}
+	// The table's cell gives the median the comparison uses.
+	if cell := v.Runs[1].cell(); !strings.Contains(cell, "test accuracy 0.0% (a diverged seed scoring 0)") {
+		t.Errorf("cell of a run with 7 of 8 seeds diverged: %q; want its median test accuracy 0.0%%, diverged seeds scoring 0", cell)
 	}
 }
 

@@ -38,11 +38,12 @@
 //     other and after every observed time: Gehan's form of the test) gives p < [Alpha] against
 //     each slow run, whose median steps to the line are also at least [FasterRatio] times the fast
 //     run's (or not reached: "only after a very long time, or not at all").
-//  6. Comparisons of levels ("achieves lower error") and of accuracies compare the seeds' finals
-//     (rule 2) by the same one-sided test at [Alpha]. Accuracies are on the task's whole test
-//     split (pixel MNIST's test images), each seed scored from its checkpoint at the horizon
-//     (runs.TestFile, `longmemory eval -save`, which the sweep runs there): a run at the horizon
-//     not yet scored leaves the claim open; a seed that diverged scores 0.
+//  6. Comparisons of levels ("achieves lower error") compare the seeds' final losses (rule 2), and
+//     comparisons of accuracies the seeds' accuracies, by the same one-sided test at [Alpha].
+//     Accuracies are on the task's whole test split (pixel MNIST's test images), each seed scored
+//     from its checkpoint at the horizon (runs.TestFile, `longmemory eval -save`, which the sweep
+//     runs there): a run at the horizon not yet scored leaves the claim open; a seed that
+//     diverged scores 0.
 //  7. Trend. A seed is still falling when the Theil–Sen slope of its log-loss over the second
 //     half of the judged window (the median of the pairwise slopes, which a spike cannot move)
 //     takes more than [FallingDrop] off its loss across that half (a seed whose final is under the

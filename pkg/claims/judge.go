@@ -472,7 +472,7 @@ func (s RunStats) describe() string {
 		for _, c := range s.Comparisons {
 			ratio := ""
 			if s.Test == Faster && !math.IsNaN(c.Ratio) && !math.IsInf(c.Ratio, 0) {
-				ratio = fmt.Sprintf(", %.1f times as many", c.Ratio)
+				ratio = fmt.Sprintf(", %.1f times as many where at least %g are asked", c.Ratio, FasterRatio)
 			}
 			fmt.Fprintf(&b, ", against %s (median %s against %s%s, %s)", c.Against, c.Medians[0], c.Medians[1], ratio, pText(c.P))
 		}

@@ -21,7 +21,7 @@ func Rules() []string {
 		fmt.Sprintf("**Levels** (\"go well below the baseline\"). A run is below its line (the memoryless baseline, or the variable-length copy's timing plateau S·ln K/(T + 2S)) when its final median is under (1 − m)·line, m = max(%.0f%%, 3·√(π/2)·CV/√(N·seeds)): three standard errors of that median for a model at the line (one evaluation of N held-out sequences has a relative standard error of CV/√N, the median of the seeds' finals √(π/2) times that over √seeds; CV = %.2f on adding, measured on sampled sequences as derived, so m = %.1f%% for N = 100 and 8 seeds and %.0f%% for N = 1000; CV = 0 on copy, where the memoryless loss is the same on every sequence). A run blows up (\"particularly unstable\") when its final median is over (1 + m)·line, a seed that diverged counting +Inf.", 100*MinMargin, lossCV["adding"], 100*Margin("adding", 100, 8), 100*Margin("adding", 1000, 8)),
 		"**Thresholds** (\"solves\", \"perfect performance\", \"never able to find the solution\"). A run solves the task when its final median is under the solved line (a tenth of the reference on copy, an MSE of 0.01 on adding). A run said never to solve it fails that when any of its seeds reaches the line by the horizon (rule of speed below).",
 		fmt.Sprintf("**Speed** (\"efficiently\", \"only after a very long time\"). A seed's steps to the line are the first evaluation step where the median of its last %d evaluations (all so far, when fewer) is under the solved line, on the evaluation steps all the compared runs share, censored at the horizon (a horizon in steps). Faster means: the fast runs reach the line in at least half their seeds, and against each slow run a one-sided Mann–Whitney test over the seeds (censored times tied after every observed one: Gehan's test) gives p < %g and the slow run's median steps to the line are at least %g times the fast run's (or not reached).", FinalK, Alpha, FasterRatio),
-		fmt.Sprintf("**Comparisons** of levels (\"achieves lower error\") and of accuracies compare the seeds' finals by the same one-sided test at α = %g. Accuracies are on the task's whole test split (pixel MNIST's 10 000 test images), each seed scored from its checkpoint at the horizon (`longmemory eval -save`, which the sweep runs there); a run at the horizon not yet scored leaves the claim open; a seed that diverged scores 0.", Alpha),
+		fmt.Sprintf("**Comparisons** of levels (\"achieves lower error\") compare the seeds' final losses, and of accuracies the seeds' accuracies, by the same one-sided test at α = %g. Accuracies are on the task's whole test split (pixel MNIST's 10 000 test images), each seed scored from its checkpoint at the horizon (`longmemory eval -save`, which the sweep runs there); a run at the horizon not yet scored leaves the claim open; a seed that diverged scores 0.", Alpha),
 		fmt.Sprintf("**Trend.** A seed is still falling when the Theil–Sen slope of its log-loss over the second half of the judged window (the median of pairwise slopes, which a spike cannot move) takes more than %.0f%% off its loss across that half (a seed already under the solved line is not counted). Reported; the verdict is still decided at the horizon.", 100*FallingDrop),
 		"A claim is **reproduced** when every run passes its side of the test, **not reproduced** when the runs are at the horizon and one does not (or earlier, whatever the runs still short of it do, as soon as a run at the horizon fails its side: its own test, or a comparison with a run of the other side that is at the horizon too), **open** while a run is short of the horizon (or, on accuracies, not yet scored there), and **not run** while a run has no directory.",
 	}
@@ -142,9 +142,11 @@ func (s RunStats) cell() string {
 	}
 	if !math.IsNaN(s.FinalMedian) {
 		text += fmt.Sprintf(", final %s", s.finalText())
-		var accs []float64 // of the seeds that did not diverge (a diverged seed's is 0, whatever the task)
+		// On the held-out batches, the median accuracy of the seeds that did not diverge (a diverged
+		// seed's is 0, whatever the task); on the test split, of every seed, as rule 6 compares them.
+		var accs []float64
 		for i, a := range s.Accuracies {
-			if !math.IsInf(s.Finals[i], 1) {
+			if s.TestSplit || !math.IsInf(s.Finals[i], 1) {
 				accs = append(accs, a)
 			}
 		}
@@ -154,6 +156,9 @@ func (s RunStats) cell() string {
 		}
 		if a := runs.Median(accs); !math.IsNaN(a) {
 			text += fmt.Sprintf(", %s %.1f%%", label, 100*a)
+			if s.TestSplit && s.Diverged > 0 {
+				text += " (a diverged seed scoring 0)"
+			}
 		}
 		if s.Unscored > 0 {
 			text += fmt.Sprintf(", %d of %d seeds not scored on the test split", s.Unscored, s.Seeds)
@@ -218,8 +223,11 @@ type jsonRun struct {
 	Unscored       int        `json:"unscored,omitempty"`
 	Falling        int        `json:"falling"`
 	Diverged       int        `json:"diverged"`
-	Pass           bool       `json:"pass"`
-	Comparisons    []jsonComp `json:"comparisons,omitempty"`
+	// Pass is whether the run meets its side of the test; null while the run is pending (short
+	// of the horizon, or not yet scored on the test split) and for the fail side of a
+	// comparison, which has no test of its own.
+	Pass        *bool      `json:"pass"`
+	Comparisons []jsonComp `json:"comparisons,omitempty"`
 }
 
 type jsonComp struct {
@@ -253,7 +261,10 @@ func toJSON(vs []Verdict) []jsonVerdict {
 			}
 			r := jsonRun{Name: s.Name, Side: side, Test: s.Test, Seeds: s.Seeds, StepsJudged: s.StepsJudged, Steps: min(s.Steps, s.StepsJudged),
 				FinalMedian: num(s.FinalMedian), FinalMin: num(s.FinalMin), FinalMax: num(s.FinalMax), Line: s.Line, Margin: s.Margin,
-				Falling: s.Falling, Diverged: s.Diverged, Pass: s.Pass, StepsToThreshold: []*int{}}
+				Falling: s.Falling, Diverged: s.Diverged, StepsToThreshold: []*int{}}
+			if !s.pending() && s.Test != None {
+				r.Pass = &s.Pass
+			}
 			for _, n := range s.StepsToLine {
 				if n < 0 {
 					r.StepsToThreshold = append(r.StepsToThreshold, nil)
