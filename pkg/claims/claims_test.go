@@ -401,8 +401,23 @@ func TestLowerAndAccuracy(t *testing.T) {
 		t.Errorf("80%% against 7 of 8 seeds diverged (scored 90%% before): %s, %s; want reproduced", v.Outcome, v.Reason)
 	}
 	// The table's cell gives the median the comparison uses.
-	if cell := v.Runs[1].cell(); !strings.Contains(cell, "test accuracy 0.0% (a diverged seed scoring 0)") {
+	if cell := v.Runs[1].cell(); !strings.Contains(cell, "test accuracy 0.0% (diverged seeds score 0)") {
 		t.Errorf("cell of a run with 7 of 8 seeds diverged: %q; want its median test accuracy 0.0%%, diverged seeds scoring 0", cell)
+	}
+	// verdicts.json's pass: the learn side's once the claim is decided; none for the compared side.
+	if !decided(v, v.Runs[0]) || decided(v, v.Runs[1]) {
+		t.Errorf("decided claim: learn side decided %v, compared side %v; want true, false", decided(v, v.Runs[0]), decided(v, v.Runs[1]))
+	}
+	// A run still short of the horizon shows no test accuracy, even with its diverged seeds' 0s;
+	// while it is pending the claim is open and the other side has no pass either.
+	e := acc("b", 0.9)
+	for i := range 7 {
+		e.Seeds[i].Log = append(e.Seeds[i].Log[:10], train.Record{Step: 1100, EvalLoss: math.Inf(1), EvalAccuracy: math.NaN()})
+	}
+	e.Seeds[7].Log, e.Seeds[7].Test = e.Seeds[7].Log[:20], nil
+	v = judge(t, claim(MoreAccurate, []string{"a"}, None, []string{"b"}, 5000), acc("a", 0.8), e)
+	if cell := v.Runs[1].cell(); v.Outcome != Open || strings.Contains(cell, "test accuracy") || decided(v, v.Runs[0]) {
+		t.Errorf("against a run short of the horizon: %s, cell %q, learn side decided %v; want open, no test accuracy, undecided", v.Outcome, cell, decided(v, v.Runs[0]))
 	}
 }
 

@@ -143,10 +143,11 @@ func (s RunStats) cell() string {
 	if !math.IsNaN(s.FinalMedian) {
 		text += fmt.Sprintf(", final %s", s.finalText())
 		// On the held-out batches, the median accuracy of the seeds that did not diverge (a diverged
-		// seed's is 0, whatever the task); on the test split, of every seed, as rule 6 compares them.
+		// seed's is 0, whatever the task); on the test split, of every seed, as rule 6 compares them,
+		// once they are all at the horizon and scored.
 		var accs []float64
 		for i, a := range s.Accuracies {
-			if s.TestSplit || !math.IsInf(s.Finals[i], 1) {
+			if s.TestSplit && !s.pending() || !s.TestSplit && !math.IsInf(s.Finals[i], 1) {
 				accs = append(accs, a)
 			}
 		}
@@ -157,7 +158,7 @@ func (s RunStats) cell() string {
 		if a := runs.Median(accs); !math.IsNaN(a) {
 			text += fmt.Sprintf(", %s %.1f%%", label, 100*a)
 			if s.TestSplit && s.Diverged > 0 {
-				text += " (a diverged seed scoring 0)"
+				text += " (diverged seeds score 0)"
 			}
 		}
 		if s.Unscored > 0 {
@@ -238,6 +239,17 @@ type jsonComp struct {
 	Ratio   *float64 `json:"ratio,omitempty"` // speed: the other run's median steps to the line over this one's (null: not reached)
 }
 
+// decided reports whether run s of verdict v has a pass or fail of its own: it has a test of
+// its own (not the fail side of a comparison), is at the horizon and scored, was judged (the
+// claim is not waiting on a run not started), and, on a comparison, was compared with every
+// run of the other side in a claim that is not open.
+func decided(v Verdict, s RunStats) bool {
+	if s.Test.comparative() && (v.Outcome == Open || len(s.Comparisons) < len(v.Claim.Fail)) {
+		return false
+	}
+	return s.Test != None && !s.pending() && v.Outcome != NotRun
+}
+
 // num is v for JSON: null when NaN or infinite (a diverged run's final).
 func num(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -262,7 +274,7 @@ func toJSON(vs []Verdict) []jsonVerdict {
 			r := jsonRun{Name: s.Name, Side: side, Test: s.Test, Seeds: s.Seeds, StepsJudged: s.StepsJudged, Steps: min(s.Steps, s.StepsJudged),
 				FinalMedian: num(s.FinalMedian), FinalMin: num(s.FinalMin), FinalMax: num(s.FinalMax), Line: s.Line, Margin: s.Margin,
 				Falling: s.Falling, Diverged: s.Diverged, StepsToThreshold: []*int{}}
-			if !s.pending() && s.Test != None {
+			if decided(v, s) {
 				r.Pass = &s.Pass
 			}
 			for _, n := range s.StepsToLine {
