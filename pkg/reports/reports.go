@@ -258,7 +258,8 @@ func (r report) verdicts(vs []claims.Verdict) ([]byte, error) {
 		"",
 		"The best held-out loss of a replica is the lowest median of 5 evaluations running (one evaluation scores a single",
 		"held-out batch), so for a run still falling it can be above the last; the table gives the median over the seeds,",
-		"with the range in brackets.",
+		"with the range in brackets. On pixel MNIST the held-out batch is a fixed draw of training images, so its loss",
+		"and accuracy follow training but do not measure generalisation: the claims compare the test split (above).",
 		"")
 	entries, err := os.ReadDir(r.Runs)
 	if err != nil {
