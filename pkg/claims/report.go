@@ -147,7 +147,7 @@ func (s RunStats) cell() string {
 		// once they are all at the horizon and scored.
 		var accs []float64
 		for i, a := range s.Accuracies {
-			if s.TestSplit && !s.pending() || !s.TestSplit && !math.IsInf(s.Finals[i], 1) {
+			if (s.TestSplit && !s.pending()) || (!s.TestSplit && !math.IsInf(s.Finals[i], 1)) {
 				accs = append(accs, a)
 			}
 		}
@@ -224,9 +224,8 @@ type jsonRun struct {
 	Unscored       int        `json:"unscored,omitempty"`
 	Falling        int        `json:"falling"`
 	Diverged       int        `json:"diverged"`
-	// Pass is whether the run meets its side of the test; null while the run is pending (short
-	// of the horizon, or not yet scored on the test split) and for the fail side of a
-	// comparison, which has no test of its own.
+	// Pass is whether the run meets its side of the test; null where that is not decided yet or
+	// not the run's own (decided).
 	Pass        *bool      `json:"pass"`
 	Comparisons []jsonComp `json:"comparisons,omitempty"`
 }
