@@ -168,7 +168,7 @@ func (u *unitary) applyW(h *Node) *Node {
 func (u *unitary) fourStep(h, x *Node) *Node {
 	fs, n := u.fs, u.n
 	b := h.Shape().Dim(0)
-	y := Sub(h, MatMul(DotGeneral(h, []int{1}, nil, u.p1, []int{1}, nil), u.q1)) // R_{u1} h
+	y := Sub(h, rnn.Product(rnn.Product(h, 1, u.p1, 1), 1, u.q1, 0)) // R_{u1} h
 	d := u.diagonals(b)
 	y = diagonal(y, d[0], d[1], 1, b, 2, n)  // D1
 	y = withAdjoint(y, func(y *Node) *Node { // Π F
@@ -179,8 +179,8 @@ func (u *unitary) fourStep(h, x *Node) *Node {
 	y = diagonal(y, d[2], d[3], 1, fs.n2, 2, fs.n1, b)                           // D2
 	y = withAdjoint(y, func(z *Node) *Node { return fs.inverse(fs.toFirst(z)) }, // F⁻¹
 		func(v *Node) *Node { return fs.toQ(fs.forward(v)) }) // F
-	y = diagonal(y, d[4], d[5], 1, b, 2, n)                  // D3
-	s2 := DotGeneral(y, []int{1}, nil, u.p2t, []int{1}, nil) // [b, 4]
+	y = diagonal(y, d[4], d[5], 1, b, 2, n) // D3
+	s2 := rnn.Product(y, 1, u.p2t, 1)       // [b, 4]
 	m := u.m2
 	if x != nil {
 		parts := []*Node{s2, x}
@@ -191,7 +191,7 @@ func (u *unitary) fourStep(h, x *Node) *Node {
 	} else {
 		m = SliceAxis(m, 0, AxisRange(0, 4))
 	}
-	return Add(y, MatMul(s2, m)) // R_{D3 v2} y + V x
+	return Add(y, rnn.Product(s2, 1, m, 0)) // R_{D3 v2} y + V x
 }
 
 // diagonals returns dc and ds of D1, D2 and D3 broadcast to the shapes diagonal multiplies
