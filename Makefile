@@ -43,7 +43,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench runs reports docker clean
+.PHONY: setup debs test-deps tools kernels notebook test vet gotest notebooks-test browser-test notebooks-update bench bench-against runs reports docker clean
 
 setup: debs tools kernels
 
@@ -138,6 +138,21 @@ bench: tools
 	@$(call apt_install,python3-torch)
 	$(GO) build -o bin/bench ./cmd/bench
 	bin/bench -torch bench/torch_reference.py -json build/bench.json
+
+# A change's speed-up on this machine in one run: REF's build of cmd/bench (from a temporary
+# worktree) and this checkout's time each of BENCH_CONFIGS in alternating pairs (bench -against),
+# e.g. make bench-against REF=032abda7^ for the uRNN 512's step before its rework. Not part of
+# `make test`.
+REF ?=
+BENCH_CONFIGS ?= urnn:512:adding:750,urnn:512:adding:750:x8
+bench-against: tools
+	@[ -n "$(REF)" ] || { echo "bench-against: set REF to the commit to compare with, e.g. make bench-against REF=HEAD~1"; exit 2; }
+	rm -rf build/bench-ref; git worktree prune
+	git worktree add --quiet --detach build/bench-ref $(REF)
+	cd build/bench-ref && $(GO) build -o $(ROOT)/build/bench-ref.bin ./cmd/bench; rc=$$?; \
+		cd $(ROOT) && git worktree remove --force build/bench-ref; exit $$rc
+	$(GO) build -o bin/bench ./cmd/bench
+	bin/bench -against build/bench-ref.bin -configs $(BENCH_CONFIGS) -json build/bench-against.json
 
 # Every run of docs/runs.tsv (the papers' 8-seed runs, the successors' and the ablations), each to its
 # horizon, in the file's order, resumed where it stopped; then the reports. Days of training on 2

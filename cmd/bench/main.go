@@ -15,6 +15,11 @@
 //
 //	bench [-configs urnn:128:copy:100,...] [-steps 5] [-chunk N] [-json build/bench.json]
 //	bench -one lru-deep:64:copy:10000:scan [-steps 2] [-cpuprofile f] [-eval-batch 100] [-block 32]
+//	bench -against build/bench-REF [-configs urnn:512:adding:750,...] [-pairs 3]
+//
+// With -against, each configuration is timed by another build of bench (make bench-against
+// REF=commit builds the one of that commit) and by this one, alternately, and the table gives
+// the ratios: a change's speed-up measured on one machine in one run.
 //
 // The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, and
 // up to 1000 for a model of small state, T/2 up to 1000 for the others, 128 steps beyond; the
@@ -52,7 +57,8 @@ import (
 )
 
 // DefaultConfigs are the configurations of issue "Performance": the papers' copy models at
-// T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750; then the uRNN's successors
+// T = 100, 500 and 2000, and the uRNN 512 on adding at T = 750 (alone, and 8 seeds at once as the
+// sweeps train it); then the uRNN's successors
 // and Galvan's SCRN and ESN at the sizes of the successors/copy and successors/adding presets
 // (notebook 11: copy T = 100 and 500, adding T = 400), which the PyTorch reference does not
 // have; last, seeds trained at once (a fifth field xR: R replicas with seeds 0…R−1 in one
@@ -72,7 +78,7 @@ const DefaultConfigs = "urnn:128:copy:100,urnn:128:copy:500,urnn:128:copy:2000,"
 	"lstm:40:copy:100,lstm:40:copy:500,lstm:40:copy:2000," +
 	"tanh:80:copy:100,tanh:80:copy:500,tanh:80:copy:2000," +
 	"lt-ornn:80:copy:100,lt-ornn:80:copy:500,lt-ornn:80:copy:2000," +
-	"urnn:512:adding:750," +
+	"urnn:512:adding:750,urnn:512:adding:750:x8," +
 	"fc-urnn:61:copy:100,fc-urnn:61:copy:500,exprnn:93:copy:100,exprnn:93:copy:500," +
 	"scornn:93:copy:100,scornn:93:copy:500,scrn:61:copy:100,scrn:61:copy:500,esn:128:copy:100,esn:128:copy:500," +
 	"fc-urnn:86:adding:400,exprnn:125:adding:400,scornn:125:adding:400,scrn:80:adding:400,esn:512:adding:400," +
@@ -123,6 +129,8 @@ func main() {
 	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
 	evalBatch := flag.Int("eval-batch", 20, "with -one: sequences in the held-out batch, evaluated once, on the last step (train.Config.EvalBatch; the presets' default is 100)")
 	block := flag.Int("block", scan.Block, "with -one: the block length C of package scan (scan.Block)")
+	ref := flag.String("against", "", "another build of bench (the build before a change): time each configuration with it and with this one in alternating pairs and print the ratios (no PyTorch); make bench-against builds it")
+	pairs := flag.Int("pairs", 3, "with -against: alternating pairs per configuration")
 	cpuProfile := flag.String("cpuprofile", "", "with -one: write a CPU profile of the timed steps (of all replicas, from the step every one has compiled) to this file (go tool pprof)")
 	flag.Parse()
 	if *one != "" {
@@ -141,6 +149,17 @@ func main() {
 			os.Exit(1)
 		}
 		json.NewEncoder(os.Stdout).Encode(r)
+		return
+	}
+	if *ref != "" {
+		cs, err := against(os.Stdout, *ref, strings.Split(*configs, ","), *steps, *longSteps, *chunk, *pairs)
+		if err == nil {
+			err = writeJSON(*jsonOut, cs)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
 		return
 	}
 	if err := run(strings.Split(*configs, ","), *steps, *longSteps, *chunk, *jsonOut, *torchScript); err != nil {
@@ -230,11 +249,16 @@ func run(configs []string, steps, longSteps, chunk int, jsonOut, torchScript str
 		note = torch.note()
 	}
 	printTable(results, note)
-	if err := os.MkdirAll(filepath.Dir(jsonOut), 0o755); err != nil {
+	return writeJSON(jsonOut, results)
+}
+
+// writeJSON writes v to path, indented, making its directory.
+func writeJSON(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	b, _ := json.MarshalIndent(results, "", "  ")
-	return os.WriteFile(jsonOut, b, 0o644)
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return os.WriteFile(path, b, 0o644)
 }
 
 // fastest returns the smallest positive time of ms, or 0 if there is none.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -25,5 +26,22 @@ func TestGrowth(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("growth =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAgainstBadInput checks that -against names a bad pair count and a missing reference build.
+func TestAgainstBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		ref   string
+		pairs int
+		want  string
+	}{
+		{"main.go", 0, "-pairs 0: want at least 1"},
+		{"no-such-bench", 3, "-against: stat no-such-bench"},
+	} {
+		_, err := against(io.Discard, tc.ref, []string{"tanh:80:copy:100"}, 1, 1, -1, tc.pairs)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("against(%q, pairs %d) = %v, want an error containing %q", tc.ref, tc.pairs, err, tc.want)
+		}
 	}
 }
