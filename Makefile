@@ -142,17 +142,17 @@ bench: tools
 # A change's speed-up on this machine in one run: REF's build of cmd/bench (from a temporary
 # worktree) and this checkout's time each of BENCH_CONFIGS in alternating pairs (bench -against),
 # e.g. make bench-against REF=032abda7^ for the uRNN 512's step before its rework. Not part of
-# `make test`.
+# `make test`; the table is also in build/bench-against.txt.
 REF ?=
 BENCH_CONFIGS ?= urnn:512:adding:750,urnn:512:adding:750:x8
 bench-against: tools
 	@[ -n "$(REF)" ] || { echo "bench-against: set REF to the commit to compare with, e.g. make bench-against REF=HEAD~1"; exit 2; }
 	rm -rf build/bench-ref; git worktree prune
 	git worktree add --quiet --detach build/bench-ref $(REF)
-	cd build/bench-ref && $(GO) build -o $(ROOT)/build/bench-ref.bin ./cmd/bench; rc=$$?; \
+	cd build/bench-ref && $(GO) build -o $(ROOT)/build/bench-$$(git rev-parse --short HEAD) ./cmd/bench; rc=$$?; \
 		cd $(ROOT) && git worktree remove --force build/bench-ref; exit $$rc
 	$(GO) build -o bin/bench ./cmd/bench
-	bin/bench -against build/bench-ref.bin -configs $(BENCH_CONFIGS) -json build/bench-against.json
+	set -o pipefail; bin/bench -against build/bench-$$(git rev-parse --short $(REF)) -configs $(BENCH_CONFIGS) -json build/bench-against.json | tee build/bench-against.txt
 
 # Every run of docs/runs.tsv (the papers' 8-seed runs, the successors' and the ablations), each to its
 # horizon, in the file's order, resumed where it stopped; then the reports. Days of training on 2

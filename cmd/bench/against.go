@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urnn-notebooks/longmemory/pkg/runs"
 )
@@ -76,6 +77,7 @@ func against(w io.Writer, ref string, configs []string, steps, longSteps, chunk,
 		c.Ratio = runs.Median(ratios)
 		cs = append(cs, c)
 	}
+	fmt.Fprintf(w, "# bench -against %s, %s, on %s\n", ref, time.Now().UTC().Format(time.DateOnly), runs.Host())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "config\treference ms\tthis ms\tratio\tloss (reference, this)\n")
 	for _, c := range cs {
