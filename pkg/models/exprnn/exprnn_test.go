@@ -41,7 +41,7 @@ func TestCell(t *testing.T) {
 				},
 				// One matmul per step, as the tanh RNN (6 and 20 nodes): its Tanh becomes the
 				// modReLU's Sign, Mul, Add, Relu, Mul.
-				Budget: celltest.GraphCost{Forward: 11, Training: 37},
+				Budget: celltest.GraphCost{Forward: 11, Training: 34},
 				BadConfigs: []celltest.BadConfig{
 					{Name: "zero In", Cell: exprnn.New(0, 4, 2), Want: "exprnn.Cell: In = 0"},
 					{Name: "negative N", Cell: exprnn.New(3, -1, 2), Want: "exprnn.Cell: N = -1"},

@@ -39,7 +39,7 @@ func TestCell(t *testing.T) {
 			{Name: "copy, 128 units", Cell: fcurnn.New(10, 128, 9), Want: 38025},
 			{Name: "adding, 512 units", Cell: fcurnn.New(2, 512, 1), Want: 528897},
 		},
-		Budget: celltest.GraphCost{Forward: 17, Training: 78},
+		Budget: celltest.GraphCost{Forward: 17, Training: 75},
 		BadConfigs: []celltest.BadConfig{
 			{Name: "zero N", Cell: fcurnn.New(2, 0, 1), Want: "fcurnn: N = 0"},
 			{Name: "zero In", Cell: fcurnn.New(0, 4, 1), Want: "fcurnn: In = 0"},

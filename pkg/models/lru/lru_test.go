@@ -47,7 +47,7 @@ func TestCell(t *testing.T) {
 					{Name: "copy, N 128", Cell: lru.New(10, 128, 9), Want: 5257},
 					{Name: "copy, N 128, no γ", Cell: &lru.Cell{In: 10, N: 128, Out: 9, NoGamma: true}, Want: 5257 - 128},
 				},
-				Budget: celltest.GraphCost{Forward: 11, Training: 39},
+				Budget: celltest.GraphCost{Forward: 11, Training: 37},
 				BadConfigs: []celltest.BadConfig{
 					{Name: "zero N", Cell: lru.New(3, 0, 2), Want: "lru.Cell: N = 0"},
 					{Name: "negative In", Cell: lru.New(-1, 4, 2), Want: "lru.Cell: In = -1"},

@@ -134,8 +134,7 @@ type Transition interface {
 // 134.9 ms, of the LT-ORNN 80 at copy T = 500 41.4 → 38.3 ms, of the uRNN 128 at copy T = 100
 // 41.4 → 39.1 ms, of the LSTM 40 there 18.2 → 17.1 ms.
 //
-// A matrix W is multiplied by Product, whose gradient with respect to W transposes x instead of
-// the adjoint.
+// A matrix W is multiplied by Product (see there for its gradient with respect to W).
 func ProjectInputs(x, w *Node) *Node {
 	if w.Rank() == 2 {
 		return Product(x, x.Rank()-1, w, 0)
@@ -149,8 +148,7 @@ func ProjectInputs(x, w *Node) *Node {
 // gradients of the recurrent matrix add up without a transpose each (the one transpose back to
 // W is per graph); MatMul(h, W) transposes an N × M gradient at every step. Measured
 // (cmd/bench, 2 cores): an LSTM 128 step on adding T = 400 from 181 to 156 ms; no change for
-// an LSTM 40. The product is Product's, whose gradient with respect to wT transposes the smaller
-// of h and the adjoint (see Product).
+// an LSTM 40. The product is Product's (see there for its gradient with respect to wT).
 func Times(h, wT *Node) *Node { return Product(h, 1, wT, 1) }
 
 // TanhPrime is the derivative of tanh in terms of its value: tanh'(z) = 1 − tanh²(z) = 1 − h².

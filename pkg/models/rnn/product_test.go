@@ -30,8 +30,9 @@ func TestProduct(t *testing.T) {
 		{[]int{7, 5}, 1, []int{5, 3}, 0}, {[]int{7, 5}, 1, []int{3, 5}, 1},
 		{[]int{5, 7}, 0, []int{5, 3}, 0}, {[]int{5, 7}, 0, []int{3, 5}, 1},
 		{[]int{7, 5}, 1, []int{5, 40}, 0}, {[]int{7, 5}, 1, []int{40, 5}, 1},
-		{[]int{5, 7}, 0, []int{40, 5}, 1}, {[]int{7, 30}, 1, []int{30, 2}, 0},
-		{[]int{2, 4, 5}, 2, []int{5, 3}, 0}, {[]int{2, 4, 5}, 2, []int{30, 5}, 1},
+		{[]int{5, 7}, 0, []int{40, 5}, 1}, {[]int{40, 3}, 0, []int{2, 40}, 1}, {[]int{7, 30}, 1, []int{30, 2}, 0},
+		{[]int{2, 4, 5}, 2, []int{5, 3}, 0}, {[]int{2, 4, 5}, 2, []int{30, 5}, 1}, {[]int{2, 4, 5}, 2, []int{2, 5}, 1},
+		{[]int{3, 1}, 1, []int{1, 4}, 0}, {[]int{1, 6}, 1, []int{2, 6}, 1},
 	} {
 		t.Run(fmt.Sprintf("%v·%d·%v·%d", tc.a, tc.ca, tc.b, tc.cb), func(t *testing.T) {
 			size := func(d []int) int {
@@ -91,13 +92,32 @@ func TestProduct(t *testing.T) {
 	}
 }
 
-// TestProductBadAxes checks that Product names the shapes it cannot contract.
+// TestProductBadAxes checks that Product names the shapes it cannot contract: a's middle axis,
+// a vector a, a vector b.
 func TestProductBadAxes(t *testing.T) {
-	defer func() {
-		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "contracting axis 1 of") {
-			t.Errorf("Product with a's axis 1 of 3: got %v, want an error naming the axes", r)
-		}
-	}()
-	MustExecOnceN(backend.MustNew(), func(a, b *Node) *Node { return rnn.Product(a, 1, b, 0) },
-		seq.FloatTensor(dtypes.Float64, make([]float64, 24), 2, 3, 4), seq.FloatTensor(dtypes.Float64, make([]float64, 6), 3, 2))
+	for _, tc := range []struct {
+		a  []int
+		ca int
+		b  []int
+		cb int
+	}{{[]int{2, 3, 4}, 1, []int{3, 2}, 0}, {[]int{3}, 0, []int{3, 2}, 0}, {[]int{2, 3}, 1, []int{3}, 0}} {
+		func() {
+			defer func() {
+				want := fmt.Sprintf("contracting axis %d of", tc.ca)
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+					t.Errorf("Product(%v, %d, %v, %d): got %v, want an error naming the axes", tc.a, tc.ca, tc.b, tc.cb, r)
+				}
+			}()
+			size := func(d []int) int {
+				n := 1
+				for _, x := range d {
+					n *= x
+				}
+				return n
+			}
+			MustExecOnceN(backend.MustNew(), func(a, b *Node) *Node { return rnn.Product(a, tc.ca, b, tc.cb) },
+				seq.FloatTensor(dtypes.Float64, make([]float64, size(tc.a)), tc.a...),
+				seq.FloatTensor(dtypes.Float64, make([]float64, size(tc.b)), tc.b...))
+		}()
+	}
 }

@@ -36,7 +36,7 @@ func TestCell(t *testing.T) {
 					{Name: "copy, 80 units", Cell: tc.new(10, 80, 9), Want: 8089},
 					{Name: "adding, 128 units", Cell: tc.new(2, 128, 1), Want: 17025},
 				},
-				Budget: celltest.GraphCost{Forward: 9, Training: 33},
+				Budget: celltest.GraphCost{Forward: 9, Training: 30},
 				BadConfigs: []celltest.BadConfig{
 					{Name: "zero N", Cell: tc.new(10, 0, 9), Want: "rnn.Simple: N = 0"},
 					{Name: "negative In", Cell: tc.new(-1, 4, 2), Want: "rnn.Simple: In = -1"},

@@ -40,7 +40,7 @@ func TestCell(t *testing.T) {
 					{Name: "adding, N 32", Cell: s4d.New(2, 32, 1), Want: 289},
 					{Name: "copy, N 128", Cell: s4d.New(10, 128, 9), Want: 5257},
 				},
-				Budget: celltest.GraphCost{Forward: 11, Training: 39},
+				Budget: celltest.GraphCost{Forward: 11, Training: 37},
 				BadConfigs: []celltest.BadConfig{
 					{Name: "zero N", Cell: s4d.New(3, 0, 2), Want: "s4d.Cell: N = 0"},
 					{Name: "negative In", Cell: s4d.New(-1, 4, 2), Want: "s4d.Cell: In = -1"},

@@ -31,7 +31,7 @@ func TestCell(t *testing.T) {
 			{Name: "copy, 128 units", Cell: scornn.New(10, 128, 9), Want: 18953},
 			{Name: "adding, 512 units", Cell: scornn.New(2, 512, 1), Want: 264193},
 		},
-		Budget: celltest.GraphCost{Forward: 11, Training: 46},
+		Budget: celltest.GraphCost{Forward: 11, Training: 43},
 		BadConfigs: []celltest.BadConfig{
 			{Name: "zero N", Cell: scornn.New(2, 0, 1), Want: "scornn: N = 0"},
 			{Name: "negative In", Cell: scornn.New(-1, 4, 1), Want: "scornn: In = -1"},

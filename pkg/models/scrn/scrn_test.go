@@ -35,7 +35,7 @@ func TestCell(t *testing.T) {
 					{Name: "copy, N 80, S 40", Cell: scrn.New(10, 80, 40, 9), Want: 11889},
 					{Name: "adding, N 128, S 40", Cell: scrn.New(2, 128, 40, 1), Want: 22009},
 				},
-				Budget: celltest.GraphCost{Forward: 8, Training: 32},
+				Budget: celltest.GraphCost{Forward: 8, Training: 30},
 				BadConfigs: []celltest.BadConfig{
 					{Name: "zero N", Cell: scrn.New(3, 0, 2, 2), Want: "scrn.Cell: N = 0"},
 					{Name: "zero S", Cell: scrn.New(3, 4, 0, 2), Want: "scrn.Cell: S = 0"},

@@ -103,7 +103,7 @@ func TestStepNodes(t *testing.T) {
 		maxFwd  int // forward nodes per step
 		maxBoth int // forward and backward
 	}{
-		{8, FourStep, 69, 207}, {128, FourStep, 69, 207}, {128, DenseW, 18, 80},
+		{8, FourStep, 69, 199}, {128, FourStep, 69, 199}, {128, DenseW, 18, 77},
 		{128, implDenseDFT, 0, 0}, {128, implRadix2, 0, 0},
 	} {
 		c, store := newTestCell(t, 2, tc.n, 1, dtypes.Float32, tc.impl, 1)

@@ -136,7 +136,7 @@ func config(m mutant) Config {
 		},
 		Sizes:       rnn.Sizes{In: 3, State: 4, Out: 2},
 		ParamCounts: []ParamCount{{Name: "copy", Cell: rnn.NewTanh(10, 80, 9), Want: 8089}},
-		Budget:      GraphCost{Forward: 9, Training: 33},
+		Budget:      GraphCost{Forward: 9, Training: 30},
 		BadConfigs:  []BadConfig{{Name: "zero N", Cell: rnn.NewTanh(3, 0, 2), Want: "N = 0"}},
 		Mismatched:  []BadConfig{{Name: "other N", Cell: rnn.NewTanh(3, 5, 2), Want: "/V has shape"}},
 		Initial:     func(_ rnn.Cell, p map[string][]float64) []float64 { return p["h0"] },
