@@ -39,35 +39,13 @@ const (
 )
 
 // MaxAtOnce is the most replicas of a multi-seed run trained at once by default (the CLI's
-// train -seeds, the notebooks' TrainSeeds).
+// train -seeds, the notebooks' TrainSeeds): goroutines sharing one backend in one process.
 //
-// Measured (cmd/bench rows model:hidden:task:T:xR, 2 cores, GoMLX v0.28.15): 8 replicas at
-// once in one process (goroutines sharing the backend) took 0.53–0.57× (LSTM 40),
-// 0.63–0.80× (uRNN 128), 0.74–0.85× (LT-ORNN 80) and 0.61–0.82× (tanh RNN 80) of the time of
-// 8 runs in turn at copy T = 100 (two bench runs), 2 at once 0.71–0.94×; 8 uRNN 128 at T =
-// 2000 peaked at 755 MiB (790 MiB after the uRNN's DenseW went through rnn.Times: cmd/bench
-// -one urnn:128:copy:2000:x8). On an AVX2 host without AVX-512 (make bench, docs/bench.txt of
-// 2026-11-25) the single runs are slower and use the two cores less well, and 8 at once took
-// 0.69× (uRNN), 0.49× (LSTM), 0.50× (tanh) and 0.54× (LT-ORNN) of in turn; a uRNN 128 pair
-// right after, 0.72×, and 8 uRNN 128 at T = 2000 peaked at 829 MiB. Profiled there (cmd/bench
-// -one -cpuprofile, copy T = 100), a single uRNN 128 step keeps 1.6 cores busy and 8 at once
-// 2.0, at 86 and 71 ms of CPU a replica-step: 43% of it in the AVX2 matmul kernels, 16% in
-// transposes, 6% in slices, the rest in element-wise ops and the executor.
-//
-// One graph with a leading replica axis was measured too and is slower than runs in turn
-// (train.BenchmarkReplicaLayouts). The uRNN's FourStep could share its DFT matrices across
-// replicas (the diagonals applied to the states), so that 8 replicas would be one recurrence at
-// batch 160, but that alone already costs more than 8 of Auto's DenseW in turn: 2571 µs a step
-// against 8 × 303 µs, forward and backward (N = 128, the method of urnn.BenchmarkDFT). 8
-// processes at once (cmd/bench -one, 20 steps each) took 1.36× (LT-ORNN 80) and 1.02× (uRNN
-// 128) the time of 8 replicas in one process. At once, the replicas can gain at most what a
-// single run leaves of the two cores: measured with cmd/bench -one (copy T = 100, taskset), a run on one
-// core takes 1.55× (LT-ORNN 80), 1.56× (uRNN 128), 1.24× (LSTM 40), 1.46× (tanh 80) its time on
-// two, so 8 at once need at least half that, 0.78×, 0.78×, 0.62×, 0.73× of 8 in turn, unless
-// the replicas interleave better than one run alone. They do not: with the Go backend's options
-// that make a run use one core (GOMLX_BACKEND=go:parallelism=1, with or without ops_sequential)
-// a uRNN 128 step (copy T = 100) took 63–65 ms, and 8 replicas at once 254–268 ms (268–279 ms
-// with the defaults): 8 × 64 ms / 2 cores, the bound, is where 8 at once already are.
+// A single run leaves part of the two cores idle (its graph is mostly one chain of small
+// products), and replicas at once fill it: cmd/bench's model:hidden:task:T:xR rows time R
+// replicas at once against R runs in turn, and at R = 8 the step is at the bound that two
+// cores set, R times a run's time on one core over 2. A graph with a leading replica axis is
+// slower than runs in turn (train.BenchmarkReplicaLayouts), and so are processes at once.
 const MaxAtOnce = 8
 
 // AtOnce is how many of n replicas train at once by default: all of them, up to MaxAtOnce.

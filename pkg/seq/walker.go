@@ -111,10 +111,7 @@ type Walker struct {
 	// neither computed nor differentiated (the gradient of the stacked states was sliced
 	// back into every step). The loss and gradients are the full readout's (tested in package
 	// train); the chunk of a batch whose mask is not of that form reads every step. Hooks
-	// that need every step's output leave it unset. Set it before the first walk. Measured (cmd/bench -one, adding, medians
-	// of 3 alternated runs, the same losses): a training step of the LT-ORNN 128 40.8 → 30.2 ms
-	// at T = 400 and 83 → 64 ms at T = 750, of the LSTM 128 160 → 140 ms at T = 400, of the
-	// uRNN 512 1532 → 1443 ms at T = 750.
+	// that need every step's output leave it unset. Set it before the first walk.
 	ReadLast bool
 	// Parallel, when set, computes a chunk whose Step is an rnn.Filter by its Filter (the
 	// outputs and the last state, without the states; ChunkGraph.States and Stacked are then

@@ -126,13 +126,10 @@ type Transition interface {
 
 // ProjectInputs returns x·W for inputs x, [batch, In] (one step, as UnrollStates projects them)
 // or [batch, T, In], and W [In, M]: [batch, M] or [batch, T, M] (W a vector [In]: [batch] or
-// [batch, T]); the input product of the cells' Project. On one step's [batch, In] the gradient with respect to W contracts the batch
-// axis of two matrices, which the Go backend lays out with its 2-D transpose; on [batch, 1, In]
-// it contracted (batch, 1) in the middle of the adjoint, which the backend copied through its
-// generic transpose at every step. Measured (cmd/bench -one, medians of 3 alternated runs, the
-// same losses, one node fewer a step): a training step of the LSTM 128 at adding T = 400 139.5 →
-// 134.9 ms, of the LT-ORNN 80 at copy T = 500 41.4 → 38.3 ms, of the uRNN 128 at copy T = 100
-// 41.4 → 39.1 ms, of the LSTM 40 there 18.2 → 17.1 ms.
+// [batch, T]); the input product of the cells' Project. On one step's [batch, In] the gradient
+// with respect to W contracts the batch axis of two matrices, which the Go backend lays out with
+// its 2-D transpose; on [batch, 1, In] it would contract (batch, 1) in the middle of the adjoint,
+// which the backend copies through its generic transpose at every step.
 //
 // A matrix W is multiplied by Product (see there for its gradient with respect to W).
 func ProjectInputs(x, w *Node) *Node {
@@ -146,9 +143,8 @@ func ProjectInputs(x, w *Node) *Node {
 // a cell's Build computes once per graph (Transpose(W, 0, 1)). Contracting the last axis of wT
 // makes GoMLX's gradient with respect to wT come out in wT's own layout, so the T per-step
 // gradients of the recurrent matrix add up without a transpose each (the one transpose back to
-// W is per graph); MatMul(h, W) transposes an N × M gradient at every step. Measured
-// (cmd/bench, 2 cores): an LSTM 128 step on adding T = 400 from 181 to 156 ms; no change for
-// an LSTM 40. The product is Product's (see there for its gradient with respect to wT).
+// W is per graph); MatMul(h, W) transposes an N × M gradient at every step. The product is
+// Product's (see there for its gradient with respect to wT).
 func Times(h, wT *Node) *Node { return Product(h, 1, wT, 1) }
 
 // TanhPrime is the derivative of tanh in terms of its value: tanh'(z) = 1 − tanh²(z) = 1 − h².
@@ -171,10 +167,7 @@ func Unroll(step Step, x, h0 *Node) *Node {
 // whole [batch, T, P] (GoMLX's sliceVJP), so T slices of one projection cost T² · batch · P
 // fills and adds in the backward pass — the largest cost of a training step of the LSTM and
 // the tanh RNN at T = 128 per chunk. The inputs x are data: no gradient flows into their
-// slices. Also measured (cmd/bench -one, copy T = 100 and 500): projecting a whole chunk at
-// once, the steps reading its slices with the gradient stopped and the projection's share of
-// the gradient added by one VJP of the adjoints stacked, left the tanh RNN, the LT-ORNN and the
-// uRNN as they were and made the LSTM 40 slower (17 → 22 ms, 76 → 98 ms a step).
+// slices.
 func UnrollStates(step Step, x, h0 *Node) []*Node { return UnrollStatesFlushing(step, x, h0, 0) }
 
 // UnrollStatesFlushing is UnrollStates with the states' adjoints passed through
