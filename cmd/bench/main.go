@@ -21,9 +21,10 @@
 // REF=commit builds the one of that commit) and by this one, alternately, and the table gives
 // the ratios: a change's speed-up measured on one machine in one run.
 //
-// The BPTT chunk is the presets' (experiments.ChunkFor: the whole sequence up to T = 500, and
-// up to 1000 for a model of small state, T/2 up to 1000 for the others, 128 steps beyond; the
-// whole sequence for a "scan" configuration) unless -chunk sets one for every configuration.
+// The BPTT chunk is the one training chooses for the configuration's replicas at once
+// (experiments.ChunkFor: the whole sequence up to T = 500, and up to 1000 while the states of
+// the replicas at once are few, T/2 up to 1000 for the others, 128 steps beyond; the whole
+// sequence for a "scan" configuration) unless -chunk sets one for every configuration.
 package main
 
 import (
@@ -123,7 +124,7 @@ func main() {
 		strings.Join(experiments.Kinds, "|")+" (PyTorch reference: "+strings.Join(slices.Sorted(maps.Keys(torchModels)), "|")+"), task in copy|adding")
 	steps := flag.Int("steps", 5, "timed steps per configuration (after one untimed first step)")
 	longSteps := flag.Int("long-steps", 2, "timed steps for configurations with T > 500 (they take seconds per step)")
-	chunk := flag.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph; -1: the presets' experiments.ChunkFor, 0 with scan)")
+	chunk := flag.Int("chunk", -1, "BPTT chunk length (0: whole sequence in one graph; -1: experiments.ChunkFor for the replicas at once, 0 with scan)")
 	jsonOut := flag.String("json", "build/bench.json", "file to write the results to")
 	torchScript := flag.String("torch", "bench/torch_reference.py", "PyTorch reference script, run by /usr/bin/python3 ('' to skip)")
 	one := flag.String("one", "", "measure one configuration and print its JSON (no table, no PyTorch)")
@@ -330,7 +331,7 @@ func measure(cfg string, steps, chunk, evalBatch int) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		chunk = experiments.ChunkFor(p.Task.T, state)
+		chunk = experiments.ChunkFor(p.Task.T, state, replicas)
 		if p.Train.Scan {
 			chunk = 0 // the filter's graph hardly grows with T, its memory is the inputs' and outputs' (package scan)
 		}

@@ -198,7 +198,7 @@ func trainOne(ctx context.Context, out string, p experiments.Preset, opt runs.Op
 		fmt.Fprintf(stderr, "\r%s %5d/%d  %6.2f steps/s  loss %.4f  eval %.4f  baseline %.4f ",
 			bar(r.Step, p.Train.Steps, 20), r.Step, p.Train.Steps, rate, r.Loss, eval, baseline)
 	}
-	tr, _, err := runs.Train(ctx, out, p, opt)
+	tr, _, err := runs.Train(ctx, out, p.ForAtOnce(1), opt)
 	if !quiet && tr != nil {
 		fmt.Fprintln(stderr)
 	}

@@ -945,37 +945,35 @@ var lruAdamW = train.AdamW{LR: 1e-3, WeightDecay: 0.05}
 // sequence in one graph whatever their model (ChunkFor).
 const WholeSequence = 500
 
-// WholeStates bounds T·State, the floats of the states a model carries through a sequence of
-// length T (rnn.Sizes.State a step), up to which ChunkFor keeps a sequence of up to
-// 2·WholeSequence steps whole: the LSTM 128 (256 a step), the tanh RNN, the IRNN and the
-// LT-RNNs at T ≤ 1000; the uRNN 512 (1024 a step) at adding T = 750 and pixel MNIST goes in
-// two chunks.
-const WholeStates = 1 << 18
+// WholeStates bounds R·T·State, the floats of the states that R replicas trained at once
+// carry through sequences of length T (rnn.Sizes.State a step), up to which ChunkFor keeps a
+// sequence of up to 2·WholeSequence steps whole. At the presets' 8 at once (PresetsAtOnce)
+// that is the LSTM 128 (256 a step), the tanh RNN, the IRNN and the LT-RNNs at T ≤ 1000, while
+// the uRNN 512 (1024 a step) at adding T = 750 and on pixel MNIST goes in two chunks; one or
+// two uRNN 512 replicas keep those sequences whole.
+const WholeStates = 1 << 21
 
-// ChunkFor is the presets' BPTT chunk for task length T and a model of state floats a step
-// (rnn.Sizes.State; Model.State): 0 (the whole sequence in one graph) up to WholeSequence, and
-// up to 2·WholeSequence while T·state ≤ WholeStates; else ⌈T/2⌉ up to 2·WholeSequence (two
-// chunks for the uRNN 512 at adding T = 750 and on pixel MNIST's 784, whose sequences are T
-// long; a copy sequence, T + 2S, has a short third); 128 steps beyond. Chunking changes the
-// cost and the rounding of sums, not the step (exact BPTT across chunks, celltest's Chunking
-// check), but each chunk's forward pass but the last is run twice, the second time inside its
-// backward graph: measured (make bench, 2 cores), an LSTM 40 step on copy T = 500 takes 79 ms
-// whole and 111 ms in chunks of 128. Chunks keep the graph and its memory bounded on the
-// longest sequences, and where the memory of eight replicas at once is large, whole sequences
-// stop paying: at adding T = 750, 8 replicas at once (cmd/bench -one …:x8, AMD EPYC AVX-512,
-// alternated) in two chunks against whole, an LSTM 128 step 1403 → 1113 and 1353 → 1043 ms
-// (peak 0.8 → 1.5 GB), a tanh RNN 128 297 → 234 ms, an LT-ORNN 128 303 → 289 ms, but a uRNN
-// 512 3905 → 4205 ms (4.4 → 8.5 GB). Two chunks against chunks of 128 at adding T = 750
-// (cmd/bench -one, medians of 3 alternated runs): a uRNN 512 step 1430 → 1268 ms with a peak of
-// 255 → 430–466 MB, an LSTM 128 step 349 → 299 ms, an LT-ORNN 128 step 61.2 → 58.6 ms; 8 uRNN 512
-// replicas at once on pixel MNIST (longmemory train -seeds 8, 2 steps and a held-out evaluation)
-// peaked at 4.4 GB (/usr/bin/time -v). At T = 2000
-// chunks of 256 did not pay (8 uRNN 128 at once: 5162 and 5110 ms a step, 771 MB and 1283 MB).
-func ChunkFor(T, state int) int {
+// PresetsAtOnce is the number of replicas trained at once that the presets' chunks are chosen
+// for: the 8 seeds of every run of docs/runs.tsv (runs.MaxAtOnce). Preset.ForAtOnce chooses
+// again for fewer.
+const PresetsAtOnce = 8
+
+// ChunkFor is the BPTT chunk for task length T, a model of state floats a step
+// (rnn.Sizes.State; Model.State) and atOnce replicas trained at once: 0 (the whole sequence in
+// one graph) up to WholeSequence, and up to 2·WholeSequence while atOnce·T·state ≤
+// WholeStates; else ⌈T/2⌉ up to 2·WholeSequence (two chunks for 8 uRNN 512 replicas at adding
+// T = 750 and on pixel MNIST's 784, whose sequences are T long; a copy sequence, T + 2S, has a
+// short third); 128 steps beyond. Chunking changes the cost and the rounding of sums, not the
+// step (exact BPTT across chunks, celltest's Chunking check), but each chunk's forward pass
+// but the last is run twice, the second time inside its backward graph, so a whole sequence
+// is the faster step while its graph's memory stays small; chunks keep the graph and its
+// memory bounded on the longest sequences and for many replicas of a large state at once
+// (cmd/bench's -chunk and :xR rows time both).
+func ChunkFor(T, state, atOnce int) int {
 	switch {
 	case T <= WholeSequence:
 		return 0
-	case T <= 2*WholeSequence && T*state <= WholeStates:
+	case T <= 2*WholeSequence && atOnce*T*state <= WholeStates:
 		return 0
 	case T <= 2*WholeSequence:
 		return (T + 1) / 2
@@ -993,14 +991,34 @@ func (m Model) State() (int, error) {
 	return c.Sizes().State, nil
 }
 
-// chunkFor is ChunkFor for model m, whose presets are tested to build (TestPresetsBuild): an
-// error here is a bug in Presets.
+// chunkFor is ChunkFor for model m and PresetsAtOnce replicas, whose presets are tested to
+// build (TestPresetsBuild): an error here is a bug in Presets.
 func chunkFor(T int, m Model) int {
 	state, err := m.State()
 	if err != nil {
 		panic(fmt.Sprintf("experiments: preset model %s: %v", m, err))
 	}
-	return ChunkFor(T, state)
+	return ChunkFor(T, state, PresetsAtOnce)
+}
+
+// ForAtOnce returns p with its BPTT chunk chosen for n replicas trained at once (ChunkFor)
+// where p's chunk is the one the presets choose for PresetsAtOnce; a chunk set otherwise, and a
+// scan's, are kept. Fewer replicas hold fewer states at once: one uRNN 512 at adding T = 750
+// or on pixel MNIST then backpropagates through the whole sequence, without running its first
+// chunk's forward pass twice.
+func (p Preset) ForAtOnce(n int) Preset {
+	T := p.Task.T
+	if strings.HasSuffix(p.Task.Kind, "mnist") {
+		T = tasks.MNISTPixels
+	}
+	state, err := p.Model.State()
+	if err != nil || p.Train.Scan || T <= 0 {
+		return p
+	}
+	if p.Train.Chunk == ChunkFor(T, state, PresetsAtOnce) {
+		p.Train.Chunk = ChunkFor(T, state, n)
+	}
+	return p
 }
 
 // SuccessorKinds are the models of the presets "successors/…" (notebook 11), in the order

@@ -403,13 +403,37 @@ func TestS4DRing(t *testing.T) {
 }
 
 // TestChunkFor checks ChunkFor's tiers and the chunks the presets get from their models: whole
-// sequences up to T = 1000 for the models of small state, two chunks for the uRNN 512.
+// sequences up to T = 1000 for the models of small state, two chunks for 8 uRNN 512 replicas
+// at once and the whole sequence for one or two (Preset.ForAtOnce).
 func TestChunkFor(t *testing.T) {
-	for _, c := range []struct{ T, state, want int }{
-		{500, 1 << 20, 0}, {750, 256, 0}, {1000, 262, 0}, {1000, 263, 500}, {750, 1024, 375}, {784, 1024, 392}, {1001, 1, 128}, {2020, 160, 128},
+	for _, c := range []struct{ T, state, atOnce, want int }{
+		{500, 1 << 20, 8, 0}, {750, 256, 8, 0}, {1000, 262, 8, 0}, {1000, 263, 8, 500}, {750, 1024, 8, 375}, {784, 1024, 8, 392},
+		{1001, 1, 8, 128}, {2020, 160, 8, 128}, {750, 1024, 1, 0}, {784, 1024, 2, 0}, {750, 1024, 3, 375}, {1000, 2097, 1, 0},
+		{1000, 2098, 1, 500}, {2020, 160, 1, 128},
 	} {
-		if got := ChunkFor(c.T, c.state); got != c.want {
-			t.Errorf("ChunkFor(%d, %d) = %d, want %d", c.T, c.state, got, c.want)
+		if got := ChunkFor(c.T, c.state, c.atOnce); got != c.want {
+			t.Errorf("ChunkFor(%d, %d, %d) = %d, want %d", c.T, c.state, c.atOnce, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		name         string
+		chunk        int // -1: the preset's
+		atOnce, want int
+	}{
+		{"arjovsky/adding-T750/urnn-512", -1, 1, 0}, {"arjovsky/adding-T750/urnn-512", -1, 2, 0},
+		{"arjovsky/adding-T750/urnn-512", -1, 8, 375}, {"arjovsky/mnist/urnn-512", -1, 1, 0},
+		{"arjovsky/pmnist/urnn-512", -1, 4, 392}, {"arjovsky/adding-T750/urnn-512", 100, 1, 100},
+		{"henaff/copy-T2000/lt-ornn-80", -1, 1, 128}, {"arjovsky/adding-T750/lstm-peephole-128", -1, 1, 0},
+	} {
+		p, err := Lookup(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.chunk >= 0 {
+			p.Train.Chunk = c.chunk
+		}
+		if got := p.ForAtOnce(c.atOnce).Train.Chunk; got != c.want {
+			t.Errorf("%s with Chunk %d: ForAtOnce(%d) chunk %d, want %d", c.name, p.Train.Chunk, c.atOnce, got, c.want)
 		}
 	}
 	for name, want := range map[string]int{

@@ -101,8 +101,11 @@ type Run struct {
 // finished run is simply reloaded); checkpoints it cannot resume from are moved aside with
 // the run's log (runs.Dir.SetAside), never deleted, and the run starts afresh. Interrupting
 // the cell (SIGINT, or SIGTERM and SIGHUP: train.StopSignals) saves a checkpoint and returns
-// the run so far.
-func Train(p experiments.Preset) (*Run, error) {
+// the run so far. The BPTT chunk is chosen for one run at a time (Preset.ForAtOnce).
+func Train(p experiments.Preset) (*Run, error) { return trainRun(p.ForAtOnce(1)) }
+
+// trainRun is Train with p's chunk as it is.
+func trainRun(p experiments.Preset) (*Run, error) {
 	b, err := backend.New()
 	if err != nil {
 		return nil, err
@@ -310,10 +313,10 @@ func Summary(rs ...*Run) string {
 }
 
 // TrainSeeds trains n replicas of p, with seeds p.Train.Seed, p.Train.Seed+1, …, runs.AtOnce(n)
-// of them at once (as `longmemory train -seeds` does; each is a Train: a run directory and
-// checkpoints of its own, resumed on a re-run) and returns them in seed order. A replica that
-// fails is named in the error; the others are returned. Henaff et al. report 8 seeds per
-// setting; SeedsChart draws the replicas as a median with a band.
+// of them at once, p's chunk chosen for that many (as `longmemory train -seeds` does; each is a
+// Train: a run directory and checkpoints of its own, resumed on a re-run) and returns them in
+// seed order. A replica that fails is named in the error; the others are returned. Henaff et
+// al. report 8 seeds per setting; SeedsChart draws the replicas as a median with a band.
 func TrainSeeds(p experiments.Preset, n int) ([]*Run, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("notebook: TrainSeeds: n = %d, want >= 1", n)
@@ -322,12 +325,13 @@ func TrainSeeds(p experiments.Preset, n int) ([]*Run, error) {
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
+	p = p.ForAtOnce(runs.AtOnce(n))
 	for range runs.AtOnce(n) {
 		wg.Go(func() {
 			for r := range next {
 				q := p
 				q.Train.Seed = p.Train.Seed + uint64(r)
-				all[r], errs[r] = Train(q)
+				all[r], errs[r] = trainRun(q)
 				if errs[r] != nil {
 					errs[r] = fmt.Errorf("%s, seed %d: %w", p.Name, q.Train.Seed, errs[r])
 				}

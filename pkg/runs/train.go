@@ -158,12 +158,14 @@ type Replica struct {
 
 // TrainReplicas trains the replicas of p with seeds seeds in DIR/seed-<seed> (ReplicaDir),
 // each through Train with opt (its hooks called from several goroutines at once), atOnce at a
-// time (at most MaxAtOnce; 0: AtOnce). When ctx is done the running replicas checkpoint and
-// stop and no other starts. Every replica's outcome is returned in the order of seeds.
+// time (at most MaxAtOnce; 0: AtOnce), with p's chunk chosen for that many (Preset.ForAtOnce).
+// When ctx is done the running replicas checkpoint and stop and no other starts. Every
+// replica's outcome is returned in the order of seeds.
 func TrainReplicas(ctx context.Context, dir string, p experiments.Preset, seeds []uint64, atOnce int, opt Options) []Replica {
 	if atOnce <= 0 {
 		atOnce = AtOnce(len(seeds))
 	}
+	p = p.ForAtOnce(min(atOnce, len(seeds)))
 	out := make([]Replica, len(seeds))
 	next := make(chan int)
 	var wg sync.WaitGroup
